@@ -1,0 +1,72 @@
+// swift-tools-version: 6.1
+import CompilerPluginSupport
+import PackageDescription
+
+let package = Package(
+  name: "Arbor",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(name: "Arbor", targets: ["Arbor"]),
+    .executable(name: "arbor-benchmarks", targets: ["arbor-benchmarks"]),
+    .executable(name: "counterfact-tour", targets: ["counterfact-tour"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
+    .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
+    .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
+    .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
+    .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
+  ],
+  targets: [
+    // The compiler plugin behind @Model and @ModelContainer.
+    .macro(
+      name: "ArborMacros",
+      dependencies: [
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+      ]
+    ),
+    // The model runtime: no networking, no persistence.
+    .target(
+      name: "Arbor",
+      dependencies: [
+        "ArborMacros",
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    .executableTarget(
+      name: "arbor-benchmarks",
+      dependencies: ["Arbor"]
+    ),
+    // Examples are real programs: a model library plus an executable.
+    .target(
+      name: "CounterFact",
+      dependencies: ["Arbor"],
+      path: "Examples/CounterFact/Sources/CounterFact"
+    ),
+    .executableTarget(
+      name: "counterfact-tour",
+      dependencies: ["CounterFact", "Arbor"],
+      path: "Examples/CounterFact/Sources/counterfact-tour"
+    ),
+    .testTarget(
+      name: "ArborTests",
+      dependencies: ["Arbor", "CounterFact"]
+    ),
+    // Macro expansion tests reach only the macro target and swift-syntax's test support,
+    // so that SwiftPM does not build a host copy of the runtime's dependencies.
+    .testTarget(
+      name: "ArborMacrosTests",
+      dependencies: [
+        "ArborMacros",
+        .product(name: "MacroTesting", package: "swift-macro-testing"),
+      ]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

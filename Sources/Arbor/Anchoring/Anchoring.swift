@@ -1,0 +1,103 @@
+import Dependencies
+import IssueReporting
+
+extension Model {
+  /// Anchors this model as the root of a new tree and activates it; returns the model.
+  ///
+  /// The tree lives as long as the root model is referenced.
+  ///
+  /// ```swift
+  /// let model = AppModel().withAnchor()
+  /// let tested = AppModel().withAnchor { $0.date.now = Date(timeIntervalSince1970: 0) }
+  /// ```
+  ///
+  /// - Parameter dependencies: overrides applied to the dependencies of every model in the tree.
+  @discardableResult
+  public func withAnchor(_ dependencies: (inout DependencyValues) -> Void = { _ in }) -> Self {
+    _ = ModelTree.anchor(self, dependencies: dependencies)
+    return self
+  }
+
+  /// Anchors this model as the root of a new tree; returns the model and the anchor that
+  /// owns the tree. Releasing the anchor tears the tree down: every model is deactivated
+  /// (its work cancelled) and destructed.
+  ///
+  /// ```swift
+  /// let (model, anchor) = AppModel().andAnchor()
+  /// for await changeSet in anchor.changeSets() { … }
+  /// ```
+  public func andAnchor(_ dependencies: (inout DependencyValues) -> Void = { _ in }) -> (Self, ModelAnchor<Self>) {
+    let tree = ModelTree.anchor(self, dependencies: dependencies)
+    return (self, ModelAnchor(model: self, tree: tree))
+  }
+}
+
+/// Owns an anchored tree. Keep it for as long as the tree should live.
+///
+/// ```swift
+/// let (model, anchor) = CounterModel().andAnchor()
+/// model.count += 1
+/// print(anchor.revision)   // 1
+/// ```
+public final class ModelAnchor<Root: Model>: Sendable {
+  /// The root model.
+  public let model: Root
+  let tree: ModelTree
+
+  init(model: Root, tree: ModelTree) {
+    self.model = model
+    self.tree = tree
+  }
+
+  /// The revision of the last committed transaction that changed state.
+  public var revision: UInt64 { tree.lock.withLock { tree.revision } }
+
+  /// Subscribes to the change sets committed from now on.
+  public func changeSets() -> ChangeSets { tree.subscribe() }
+
+  deinit {
+    tree.tearDown()
+  }
+}
+
+extension ModelTree {
+  /// Creates a tree with `model` as its root, anchors the model's subtree and activates it.
+  static func anchor<M: Model>(_ model: M, dependencies: (inout DependencyValues) -> Void) -> ModelTree {
+    var values = DependencyValues._current
+    dependencies(&values)
+    let tree = ModelTree(dependencies: values)
+    let context = model._$modelContext
+    let work: PostCommitWork = tree.lock.withLock {
+      guard context.canJoin(tree), context.tree == nil else {
+        reportIssue("\(M.self) is already anchored; a model can be the root of one tree only.")
+        return PostCommitWork()
+      }
+      guard context.lifetime == .initial else {
+        reportIssue("\(M.self) cannot be anchored: it is \(context.lifetime).")
+        return PostCommitWork()
+      }
+      tree.root = context
+      tree.depth = 1
+      tree.adoptSubtree(model)
+      tree.depth = 0
+      return tree.commit()
+    }
+    work.run()
+    return tree
+  }
+
+  /// Deactivates and destructs every model of the tree, parents first, and ends the
+  /// change-set subscriptions.
+  func tearDown() {
+    let work: PostCommitWork = lock.withLock {
+      var work = PostCommitWork()
+      if let root, root.lifetime == .anchored {
+        destruct(root, into: &work)
+      }
+      pendingActivations = []
+      return work
+    }
+    work.run()
+    finishSubscribers()
+  }
+}

@@ -1,0 +1,184 @@
+/// The context of one model: its typed state plus everything in ``AnyModelContext``.
+///
+/// Generated accessors call the `_$` methods; user code reaches the context through
+/// `node`. Every method takes the tree's lock for the duration of one read or write, never
+/// while user observers or hooks run.
+public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable {  // Sendable: `_state` is guarded by the tree lock (or stripe lock before anchoring)
+  @usableFromInline var _state: M._$State
+
+  /// A fresh context with every property unset; generated initializers fill it in.
+  public init() {
+    _state = M._$emptyState()
+    super.init()
+  }
+
+  init(state: M._$State, id: ModelID, lifetime: ModelLifetime) {
+    _state = state
+    super.init(id: id, lifetime: lifetime)
+  }
+
+  override var typeName: String { String(describing: M.self) }
+  override var propertyCount: Int { M._$propertyCount }
+  override func propertyName(_ index: Int) -> String { M._$propertyName(index) }
+
+  override func visitChildren(property: Int, into visitor: inout ModelVisitor) {
+    M._$visit(_state, property: property, into: &visitor)
+  }
+
+  // MARK: Initialization (from init accessors, before the value can escape)
+
+  @inlinable
+  public func _$initialize(_ body: (inout M._$State) -> Void) {
+    body(&_state)
+  }
+
+  // MARK: Reads
+
+  @inlinable
+  public func _$get<V>(_ property: Int, _ read: (M._$State) -> V?) -> V {
+    let lock = _lockForAccess()
+    _trackRead(property)
+    let value = read(_state)
+    lock.unlock()
+    guard let value else { _missingValue(property) }
+    return value
+  }
+
+  /// A copy of the whole state, read under the lock.
+  func stateCopy() -> M._$State {
+    withLock { _state }
+  }
+
+  // MARK: Writes by assignment
+
+  @inlinable
+  public func _$set<V: Sendable>(_ property: Int, _ value: V, _ read: (M._$State) -> V?, _ write: (inout M._$State, V) -> Void) {
+    var scope = _beginWrite()
+    if _canWrite(property) {
+      write(&_state, value)
+      _didSet(property, &scope) { value }
+    }
+    _endWrite(scope)
+  }
+
+  @inlinable
+  public func _$set<V: Sendable & Equatable>(_ property: Int, _ value: V, _ read: (M._$State) -> V?, _ write: (inout M._$State, V) -> Void) {
+    var scope = _beginWrite()
+    if _canWrite(property), read(_state) != value {
+      write(&_state, value)
+      _didSet(property, &scope) { value }
+    }
+    _endWrite(scope)
+  }
+
+  @inlinable
+  public func _$set<V: Sendable & ModelContainer>(_ property: Int, _ value: V, _ read: (M._$State) -> V?, _ write: (inout M._$State, V) -> Void) {
+    var scope = _beginWrite()
+    if _canWrite(property) {
+      write(&_state, value)
+      _didSetContainer(property, value, &scope)
+    }
+    _endWrite(scope)
+  }
+
+  @inlinable
+  public func _$set<V: Sendable & ModelContainer & Equatable>(_ property: Int, _ value: V, _ read: (M._$State) -> V?, _ write: (inout M._$State, V) -> Void) {
+    var scope = _beginWrite()
+    if _canWrite(property) {
+      write(&_state, value)
+      _didSetContainer(property, value, &scope)
+    }
+    _endWrite(scope)
+  }
+
+  // MARK: Writes in place (`_modify`): the value is moved out, mutated, moved back.
+
+  @inlinable
+  public func _$beginModify<V>(_ property: Int, _ take: (inout M._$State) -> V?) -> _ModelModify<V> {
+    let scope = _beginWrite()
+    let writable = _canWrite(property)
+    guard let value = take(&_state) else {
+      _endWrite(scope)
+      _missingValue(property)
+    }
+    return _ModelModify(value: value, original: writable ? nil : value, scope: scope, writable: writable)
+  }
+
+  @inlinable
+  public func _$beginModify<V: Equatable>(_ property: Int, _ take: (inout M._$State) -> V?) -> _ModelModify<V> {
+    let scope = _beginWrite()
+    let writable = _canWrite(property)
+    guard let value = take(&_state) else {
+      _endWrite(scope)
+      _missingValue(property)
+    }
+    // Keep the old value to skip no-op writes, but only when copying it is free: holding a
+    // second reference to an array would make the in-place mutation copy it.
+    let keep = !writable || _isPOD(V.self)
+    return _ModelModify(value: value, original: keep ? value : nil, scope: scope, writable: writable)
+  }
+
+  @inlinable
+  public func _$endModify<V: Sendable>(_ property: Int, _ access: inout _ModelModify<V>, _ write: (inout M._$State, V) -> Void) {
+    if access.writable {
+      write(&_state, access.value)
+      let value = access.value
+      _didSet(property, &access.scope) { value }
+    } else {
+      write(&_state, access.original!)
+    }
+    _endWrite(access.scope)
+  }
+
+  @inlinable
+  public func _$endModify<V: Sendable & Equatable>(_ property: Int, _ access: inout _ModelModify<V>, _ write: (inout M._$State, V) -> Void) {
+    if !access.writable {
+      write(&_state, access.original!)
+    } else if let original = access.original, original == access.value {
+      write(&_state, access.value)
+    } else {
+      write(&_state, access.value)
+      let value = access.value
+      _didSet(property, &access.scope) { value }
+    }
+    _endWrite(access.scope)
+  }
+
+  @inlinable
+  public func _$endModify<V: Sendable & ModelContainer>(_ property: Int, _ access: inout _ModelModify<V>, _ write: (inout M._$State, V) -> Void) {
+    if access.writable {
+      write(&_state, access.value)
+      _didSetContainer(property, access.value, &access.scope)
+    } else {
+      write(&_state, access.original!)
+    }
+    _endWrite(access.scope)
+  }
+
+  @inlinable
+  public func _$endModify<V: Sendable & ModelContainer & Equatable>(_ property: Int, _ access: inout _ModelModify<V>, _ write: (inout M._$State, V) -> Void) {
+    if access.writable {
+      write(&_state, access.value)
+      _didSetContainer(property, access.value, &access.scope)
+    } else {
+      write(&_state, access.original!)
+    }
+    _endWrite(access.scope)
+  }
+}
+
+/// An in-place mutation in progress, between `_$beginModify` and `_$endModify`.
+public struct _ModelModify<V> {
+  public var value: V
+  @usableFromInline var original: V?
+  @usableFromInline var scope: _WriteScope
+  @usableFromInline let writable: Bool
+
+  @inlinable
+  init(value: V, original: V?, scope: _WriteScope, writable: Bool) {
+    self.value = value
+    self.original = original
+    self.scope = scope
+    self.writable = writable
+  }
+}

@@ -1,0 +1,140 @@
+/// Where a child model sits inside one property of its parent.
+enum ChildPosition {
+  /// The property holds the child directly (a single or optional child).
+  case direct
+  /// The property is an array-like container; the child is at this index.
+  case index(Int)
+  /// Any other container: the components below the property.
+  case components([PathComponent])
+
+  init(_ components: [PathComponent]) {
+    switch components.count {
+    case 0: self = .direct
+    case 1:
+      if case .index(let index) = components[0] { self = .index(index) } else { self = .components(components) }
+    default: self = .components(components)
+    }
+  }
+
+  var components: [PathComponent] {
+    switch self {
+    case .direct: return []
+    case .index(let index): return [.index(index)]
+    case .components(let components): return components
+    }
+  }
+}
+
+/// A child's reference to one place it occupies in a parent.
+///
+/// `parent` is unowned: a parent outlives its links, because it unlinks its children
+/// (under the tree lock) before it is itself released.
+struct ParentLink {
+  unowned(unsafe) let parent: AnyModelContext
+  let property: Int
+  var position: ChildPosition
+}
+
+/// The places a model occupies: none, one (the common case, no allocation) or several
+/// (a shared model).
+enum ParentLinks {
+  case none
+  case one(ParentLink)
+  case many([ParentLink])
+
+  var isEmpty: Bool {
+    if case .none = self { return true }
+    return false
+  }
+
+  var first: ParentLink? {
+    switch self {
+    case .none: return nil
+    case .one(let link): return link
+    case .many(let links): return links.first
+    }
+  }
+
+  var count: Int {
+    switch self {
+    case .none: return 0
+    case .one: return 1
+    case .many(let links): return links.count
+    }
+  }
+
+  func contains(parent: AnyModelContext, property: Int) -> Bool {
+    switch self {
+    case .none: return false
+    case .one(let link): return link.parent === parent && link.property == property
+    case .many(let links): return links.contains { $0.parent === parent && $0.property == property }
+    }
+  }
+
+  mutating func append(_ link: ParentLink) {
+    switch self {
+    case .none: self = .one(link)
+    case .one(let existing): self = .many([existing, link])
+    case .many(var links):
+      self = .none
+      links.append(link)
+      self = .many(links)
+    }
+  }
+
+  /// Removes every link to `property` of `parent`; returns how many were removed.
+  @discardableResult
+  mutating func removeAll(parent: AnyModelContext, property: Int) -> Int {
+    switch self {
+    case .none: return 0
+    case .one(let link):
+      guard link.parent === parent && link.property == property else { return 0 }
+      self = .none
+      return 1
+    case .many(var links):
+      self = .none
+      let before = links.count
+      links.removeAll { $0.parent === parent && $0.property == property }
+      self = links.isEmpty ? .none : links.count == 1 ? .one(links[0]) : .many(links)
+      return before - links.count
+    }
+  }
+
+  /// Removes the link to `property` of `parent` at array index `index`.
+  mutating func remove(parent: AnyModelContext, property: Int, index: Int) {
+    func matches(_ link: ParentLink) -> Bool {
+      guard link.parent === parent && link.property == property else { return false }
+      if case .index(let position) = link.position { return position == index }
+      return false
+    }
+    switch self {
+    case .none: return
+    case .one(let link): if matches(link) { self = .none }
+    case .many(var links):
+      self = .none
+      if let found = links.firstIndex(where: matches) { links.remove(at: found) }
+      self = links.isEmpty ? .none : links.count == 1 ? .one(links[0]) : .many(links)
+    }
+  }
+}
+
+/// The children of a model, per property, in the order the property holds them.
+///
+/// Holds the child contexts strongly: a removed child stays alive until its deactivation
+/// has run, outside the tree lock.
+final class ChildTable {
+  var entries: [(property: Int, children: ContiguousArray<AnyModelContext>)] = []
+
+  func children(of property: Int) -> ContiguousArray<AnyModelContext> {
+    for entry in entries where entry.property == property { return entry.children }
+    return []
+  }
+
+  func slot(of property: Int) -> Int {
+    if let index = entries.firstIndex(where: { $0.property == property }) { return index }
+    entries.append((property, []))
+    return entries.count - 1
+  }
+
+  var all: [AnyModelContext] { entries.flatMap { $0.children } }
+}

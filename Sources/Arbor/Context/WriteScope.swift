@@ -1,0 +1,87 @@
+import IssueReporting
+
+/// One write in progress: the lock it holds and, before anchoring, the observers to wake.
+public struct _WriteScope {
+  @usableFromInline let lock: TreeLock
+  @usableFromInline let tree: ModelTree?
+  @usableFromInline var observers: [AccessObserver] = []
+
+  @usableFromInline
+  init(lock: TreeLock, tree: ModelTree?) {
+    self.lock = lock
+    self.tree = tree
+  }
+}
+
+extension AnyModelContext {
+  /// Takes the lock and opens an implicit transaction.
+  @usableFromInline
+  final func _beginWrite() -> _WriteScope {
+    let lock = _lockForAccess()
+    let tree = self.tree
+    tree?.depth += 1
+    return _WriteScope(lock: lock, tree: tree)
+  }
+
+  /// Closes the implicit transaction: the outermost one commits, then the lock is released,
+  /// then hooks and observers run.
+  @usableFromInline
+  final func _endWrite(_ scope: _WriteScope) {
+    guard let tree = scope.tree else {
+      scope.lock.unlock()
+      for observer in scope.observers { observer.notify() }
+      return
+    }
+    tree.depth -= 1
+    guard tree.depth == 0 else {
+      scope.lock.unlock()
+      return
+    }
+    let work = tree.commit()
+    scope.lock.unlock()
+    work.run()
+  }
+
+  /// False for a frozen copy, whose writes are reported and dropped.
+  @usableFromInline
+  final func _canWrite(_ property: Int) -> Bool {
+    guard lifetime == .frozenCopy else { return true }
+    reportIssue("Writing '\(propertyName(property))' of a frozen copy of \(typeName) has no effect: a frozen copy is immutable.")
+    return false
+  }
+
+  /// Records that `property` now holds a new plain value.
+  @usableFromInline
+  final func _didSet(_ property: Int, _ scope: inout _WriteScope, _ value: () -> any Sendable) {
+    if let tree = scope.tree, lifetime == .anchored {
+      tree.changedInTransaction = true
+      if tree.isRecording, let path = pathFromRoot() {
+        tree.record(Change(modelID: id, modelType: typeName, path: path, property: propertyName(property), operation: .set(value())))
+      }
+    }
+    collectObservers(of: property, into: &scope)
+  }
+
+  /// Records a touch: observers of `property` wake, the revision does not move.
+  final func touch(_ property: Int) {
+    var scope = _beginWrite()
+    collectObservers(of: property, into: &scope)
+    _endWrite(scope)
+  }
+
+  final func collectObservers(of property: Int, into scope: inout _WriteScope) {
+    guard !observers.isEmpty else { return }
+    for entry in observers where entry.property == property {
+      if let tree = scope.tree {
+        tree.pendingObservers.append(entry.observer)
+      } else {
+        scope.observers.append(entry.observer)
+      }
+    }
+  }
+
+  @usableFromInline
+  final func _missingValue(_ property: Int) -> Never {
+    fatalError("Arbor: '\(propertyName(property))' of \(typeName) was read before it was initialized, or while it is being mutated in place.")
+  }
+}

@@ -1,0 +1,34 @@
+/// Closures attached to a model's lifetime: extra activation steps added with
+/// `withActivation`, and cancellation steps added with `node.onCancel`.
+final class ContextHooks {
+  var activations: [@Sendable (any Model) -> Void] = []
+  var cancellations: [@Sendable () -> Void] = []
+}
+
+extension AnyModelContext {
+  final var ensureHooks: ContextHooks {
+    if let hooks { return hooks }
+    let created = ContextHooks()
+    hooks = created
+    return created
+  }
+
+  /// Runs `onActivate()` and then each `withActivation` closure, in the order they were added.
+  /// Called without the lock.
+  final func activate(_ model: any Model) {
+    model.onActivate()
+    let activations = withLock { hooks?.activations ?? [] }
+    for activation in activations { activation(model) }
+  }
+
+  /// Cancels the model's work: runs its `onCancel` closures, newest first. Called without
+  /// the lock, parents before children.
+  final func deactivate() {
+    let cancellations: [@Sendable () -> Void] = withLock {
+      let all = hooks?.cancellations ?? []
+      hooks?.cancellations = []
+      return all
+    }
+    for cancellation in cancellations.reversed() { cancellation() }
+  }
+}

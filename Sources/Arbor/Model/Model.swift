@@ -1,0 +1,72 @@
+/// A type whose state lives in a tree of models: declare it with ``Model()``.
+///
+/// A model is a struct with reference semantics: copies of a model value share one state,
+/// held by the model's context. You never conform to this protocol by hand; the macro
+/// generates the requirements.
+///
+/// ```swift
+/// @Model struct CounterModel {
+///   var count = 0
+///   func incrementTapped() { count += 1 }
+/// }
+/// ```
+public protocol Model: ModelContainer, Identifiable, Sendable {
+  /// The stored state of the model. Generated.
+  associatedtype _$State: Sendable
+
+  /// The context holding this model's state. Generated.
+  var _$modelContext: ModelContext<Self> { get }
+
+  /// A copy of this value that reads and writes through another context. Generated.
+  func _$withContext(_ context: ModelContext<Self>) -> Self
+
+  /// An empty state: every property unset. Generated.
+  static func _$emptyState() -> _$State
+
+  /// The number of tracked stored properties. Generated.
+  static var _$propertyCount: Int { get }
+
+  /// The name of the tracked stored property at `index`. Generated.
+  static func _$propertyName(_ index: Int) -> String
+
+  /// Reports the models held by one property of `state`. Generated.
+  static func _$visit(_ state: _$State, property: Int, into visitor: inout ModelVisitor)
+
+  /// The index of the tracked property a key path names. Generated.
+  static func _$propertyIndex(of keyPath: PartialKeyPath<Self>) -> Int?
+
+  /// Called when the model joins an anchored tree, after its parent and before its
+  /// children. Start the model's work here.
+  ///
+  /// ```swift
+  /// func onActivate() {
+  ///   if items.isEmpty { items.append(ItemModel()) }
+  /// }
+  /// ```
+  func onActivate()
+}
+
+extension Model {
+  public func onActivate() {}
+
+  public func _$visit(_ visitor: inout ModelVisitor) {
+    visitor.found(self)
+  }
+}
+
+/// The stages of a model's life.
+public enum ModelLifetime: Sendable, Hashable {
+  /// Created, not yet part of an anchored tree.
+  case initial
+  /// Part of an anchored tree: observed, activated, addressable.
+  case anchored
+  /// Removed from its tree, or its tree was torn down. Reads return the last state.
+  case destructed
+  /// An immutable copy; writing to it is reported as an issue and ignored.
+  case frozenCopy
+}
+
+/// Used by generated code to declare a state field whose type is inferred from an
+/// initial value expression without evaluating it.
+@inlinable
+public func _$uninitialized<T>(_ value: () -> T) -> T? { nil }

@@ -1,0 +1,38 @@
+/// Collects the models held by a value, each with its path relative to where the walk began.
+///
+/// Generated code calls ``visit(_:)``; containers call ``withComponent(_:_:)`` around their
+/// elements. Users never need to touch it.
+public struct ModelVisitor {
+  struct Found {
+    var model: any Model
+    var components: [PathComponent]
+  }
+
+  var found: [Found] = []
+  var components: [PathComponent] = []
+
+  init() {}
+
+  /// Visits a value statically known to hold models.
+  public mutating func visit<V: ModelContainer>(_ value: V?) {
+    value?._$visit(&self)
+  }
+
+  /// Visits a value that may hold models only through a generic parameter.
+  public mutating func visit<V>(_ value: V?) {
+    guard let value, let container = value as? any ModelContainer else { return }
+    container._$visit(&self)
+  }
+
+  /// Reports a model. Called by `Model._$visit`.
+  public mutating func found(_ model: some Model) {
+    found.append(Found(model: model, components: components))
+  }
+
+  /// Runs `body` with one more path component pushed.
+  public mutating func withComponent(_ component: PathComponent, _ body: (inout ModelVisitor) -> Void) {
+    components.append(component)
+    body(&self)
+    components.removeLast()
+  }
+}

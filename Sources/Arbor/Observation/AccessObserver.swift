@@ -1,0 +1,80 @@
+import Synchronization
+
+/// The dependencies of one observation and the wake-up signal shared with its consumer.
+///
+/// Changes mark it dirty and resume a waiting consumer; a burst of changes before the
+/// consumer runs again is one wake-up. Its own state is guarded by `state`, a mutex that is
+/// never held while a tree lock is taken.
+@usableFromInline
+final class AccessObserver: @unchecked Sendable {  // Sendable: `state` is a Mutex; `registrations` is only touched by the observing task, under `registrationsLock`
+  private struct State {
+    var dirty = false
+    var waiter: CheckedContinuation<Void, Never>?
+    var cancelled = false
+  }
+
+  private let state = Mutex(State())
+  private let registrationsLock = Mutex<[(context: AnyModelContext, property: Int)]>([])
+
+  /// Called by a context (its lock held) when a read registered this observer.
+  func didRegister(on context: AnyModelContext, property: Int) {
+    registrationsLock.withLock { $0.append((context, property)) }
+  }
+
+  /// Drops every registration. Takes the contexts' locks, one at a time.
+  func unregisterAll() {
+    let registrations = registrationsLock.withLock {
+      let all = $0
+      $0 = []
+      return all
+    }
+    for registration in registrations {
+      registration.context.unregister(self, property: registration.property)
+    }
+  }
+
+  /// Evaluates `body`, recording its reads as the new set of dependencies.
+  func track<R>(_ body: () -> R) -> R {
+    unregisterAll()
+    state.withLock { $0.dirty = false }
+    return AccessTracking.recording(self, body)
+  }
+
+  /// Marks the observation dirty and wakes its consumer. Never called with a tree lock held.
+  func notify() {
+    let waiter: CheckedContinuation<Void, Never>? = state.withLock {
+      $0.dirty = true
+      let waiter = $0.waiter
+      $0.waiter = nil
+      return waiter
+    }
+    waiter?.resume()
+  }
+
+  /// Suspends until a dependency changes; returns false if the task was cancelled.
+  func waitForChange() async -> Bool {
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let resumeNow: Bool = state.withLock {
+          if $0.dirty || $0.cancelled { return true }
+          $0.waiter = continuation
+          return false
+        }
+        if resumeNow { continuation.resume() }
+      }
+    } onCancel: {
+      let waiter: CheckedContinuation<Void, Never>? = state.withLock {
+        $0.cancelled = true
+        let waiter = $0.waiter
+        $0.waiter = nil
+        return waiter
+      }
+      waiter?.resume()
+    }
+    return !Task.isCancelled && !state.withLock { $0.cancelled }
+  }
+
+  deinit {
+    // Registrations hold the observer strongly, so reaching deinit means none are left.
+  }
+}

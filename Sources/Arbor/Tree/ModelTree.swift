@@ -1,0 +1,134 @@
+import Dependencies
+
+/// One anchored tree: its lock, its revision, and the transaction in progress.
+///
+/// Every field is guarded by `lock`.
+@usableFromInline
+final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarded by `lock`
+  @usableFromInline let lock = TreeLock()
+  /// The root context. Weak: the root's model values and its anchor own it.
+  weak var root: AnyModelContext?
+  /// The revision of the last committed transaction that changed state.
+  var revision: UInt64
+  /// The dependencies the root was anchored with.
+  var dependencies: DependencyValues
+
+  /// Nesting of open transactions (explicit or implicit, one per write).
+  @usableFromInline var depth = 0
+  var changedInTransaction = false
+  var pendingChanges: [Change] = []
+  var pendingObservers: [AccessObserver] = []
+  var pendingActivations: [any Model] = []
+  var pendingDetached: [AnyModelContext] = []
+
+  private var subscribers: [Int: AsyncStream<ChangeSet>.Continuation] = [:]
+  private var nextSubscriberID = 0
+  var isRecording: Bool { !subscribers.isEmpty }
+
+  init(revision: UInt64 = 0, dependencies: DependencyValues) {
+    self.revision = revision
+    self.dependencies = dependencies
+  }
+
+  func record(_ change: Change) {
+    pendingChanges.append(change)
+  }
+
+  /// Ends the outermost transaction. Called with the lock held; the returned work must run
+  /// after the lock is released.
+  func commit() -> PostCommitWork {
+    var work = PostCommitWork()
+    if changedInTransaction {
+      revision += 1
+      if !subscribers.isEmpty {
+        let changeSet = ChangeSet(revision: revision, changes: pendingChanges)
+        for continuation in subscribers.values { continuation.yield(changeSet) }
+      }
+      changedInTransaction = false
+      pendingChanges.removeAll(keepingCapacity: true)
+    }
+    if !pendingDetached.isEmpty {
+      let detached = pendingDetached
+      pendingDetached = []
+      for context in detached where context.parentLinks.isEmpty && context.lifetime == .anchored && context !== root {
+        destruct(context, into: &work)
+      }
+    }
+    if !pendingActivations.isEmpty {
+      work.activations = pendingActivations.filter { $0._$anyContext.lifetime == .anchored }
+      pendingActivations = []
+    }
+    if !pendingObservers.isEmpty {
+      var seen = Set<ObjectIdentifier>()
+      work.observers = pendingObservers.filter { seen.insert(ObjectIdentifier($0)).inserted }
+      pendingObservers = []
+    }
+    return work
+  }
+
+  /// Marks `context` and every descendant no longer reachable as destructed, parents first.
+  func destruct(_ context: AnyModelContext, into work: inout PostCommitWork) {
+    var stack: [AnyModelContext] = [context]
+    while let current = stack.popLast() {
+      current.lifetime = .destructed
+      work.deactivations.append(current)
+      guard let table = current.childTable else { continue }
+      current.childTable = nil
+      var orphans: [AnyModelContext] = []
+      for entry in table.entries {
+        for child in entry.children {
+          child.parentLinks.removeAll(parent: current, property: entry.property)
+          if child.parentLinks.isEmpty && child.lifetime == .anchored && !orphans.contains(where: { $0 === child }) {
+            orphans.append(child)
+          }
+        }
+      }
+      stack.append(contentsOf: orphans.reversed())
+    }
+  }
+
+  /// Subscribes to committed change sets. Takes the lock.
+  func subscribe() -> ChangeSets {
+    let (stream, continuation) = AsyncStream<ChangeSet>.makeStream(bufferingPolicy: .unbounded)
+    let start: UInt64 = lock.withLock {
+      let id = nextSubscriberID
+      nextSubscriberID += 1
+      subscribers[id] = continuation
+      continuation.onTermination = { [weak self] _ in
+        guard let self else { return }
+        self.lock.withLock { _ = self.subscribers.removeValue(forKey: id) }
+      }
+      return revision
+    }
+    return ChangeSets(startRevision: start, stream: stream)
+  }
+
+  /// Ends every subscription (the tree was torn down).
+  func finishSubscribers() {
+    let continuations = lock.withLock {
+      let all = Array(subscribers.values)
+      subscribers = [:]
+      return all
+    }
+    for continuation in continuations { continuation.finish() }
+  }
+}
+
+/// What a commit leaves to do once the lock is released: cancel the work of removed
+/// models (parents first), activate new ones (parents first), wake observers.
+struct PostCommitWork {
+  var deactivations: [AnyModelContext] = []
+  var activations: [any Model] = []
+  var observers: [AccessObserver] = []
+
+  func run() {
+    for context in deactivations { context.deactivate() }
+    for model in activations { model._$anyContext.activate(model) }
+    for observer in observers { observer.notify() }
+  }
+}
+
+extension Model {
+  /// The context as its type-erased base.
+  var _$anyContext: AnyModelContext { _$modelContext }
+}

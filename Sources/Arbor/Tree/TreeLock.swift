@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The recursive mutex that guards every model context of one tree.
+///
+/// Recursive because a transaction holds it while user code reads and writes other
+/// properties of the same tree. Observers, activation hooks and cancellation never run
+/// while it is held (see `ModelTree.commit`).
+@usableFromInline
+final class TreeLock: @unchecked Sendable {  // Sendable: the pthread mutex is the synchronization
+  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+  init() {
+    mutex = .allocate(capacity: 1)
+    var attributes = pthread_mutexattr_t()
+    pthread_mutexattr_init(&attributes)
+    pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+    pthread_mutex_init(mutex, &attributes)
+    pthread_mutexattr_destroy(&attributes)
+  }
+
+  deinit {
+    pthread_mutex_destroy(mutex)
+    mutex.deallocate()
+  }
+
+  @usableFromInline
+  func lock() { pthread_mutex_lock(mutex) }
+
+  @usableFromInline
+  func unlock() { pthread_mutex_unlock(mutex) }
+
+  func withLock<R>(_ body: () throws -> R) rethrows -> R {
+    lock()
+    defer { unlock() }
+    return try body()
+  }
+}
+
+/// Locks for models that are not anchored yet: a small fixed table, chosen by address.
+///
+/// A model in its initial stage is nearly always used by one thread; striping keeps the
+/// per-model memory at zero for a lock it rarely needs. Order: a tree lock may be held
+/// while a stripe lock is taken (to anchor), never the other way round.
+enum StripedLocks {
+  static let locks: [TreeLock] = (0..<64).map { _ in TreeLock() }
+
+  static func lock(for object: AnyObject) -> TreeLock {
+    let address = UInt(bitPattern: ObjectIdentifier(object).hashValue)
+    return locks[Int((address >> 4) & 63)]
+  }
+}

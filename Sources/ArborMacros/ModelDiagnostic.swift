@@ -1,0 +1,38 @@
+import SwiftDiagnostics
+import SwiftSyntax
+
+/// The errors the macros report, each naming what to change.
+enum ModelDiagnostic: String, DiagnosticMessage {
+  case modelNotStruct
+  case containerNotEnumOrStruct
+  case lazyProperty
+  case propertyObservers
+  case multipleBindings
+  case initializerOrder
+
+  var severity: DiagnosticSeverity { .error }
+  var diagnosticID: MessageID { MessageID(domain: "Arbor", id: rawValue) }
+
+  var message: String {
+    switch self {
+    case .modelNotStruct:
+      return "@Model can only be applied to a struct; a model is a struct with reference semantics"
+    case .containerNotEnumOrStruct:
+      return "@ModelContainer can only be applied to an enum or a struct"
+    case .lazyProperty:
+      return "@Model does not support 'lazy' properties; use a computed property or node.memoize"
+    case .propertyObservers:
+      return "@Model does not support 'willSet'/'didSet'; observe the property with Observed in onActivate()"
+    case .multipleBindings:
+      return "@Model needs one property per 'var' declaration; split this declaration"
+    case .initializerOrder:
+      return "@Model stores state in a context created when the first stored 'var' is initialized; initialize it before other stored 'var's"
+    }
+  }
+}
+
+struct CustomDiagnostic: DiagnosticMessage {
+  let message: String
+  var severity: DiagnosticSeverity { .error }
+  var diagnosticID: MessageID { MessageID(domain: "Arbor", id: "custom") }
+}

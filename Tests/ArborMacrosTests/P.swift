@@ -1,0 +1,3 @@
+import Testing
+import MacroTesting
+@Test func placeholder() {}
