@@ -56,7 +56,11 @@ let package = Package(
     ),
     .testTarget(
       name: "ArborTests",
-      dependencies: ["Arbor", "CounterFact"]
+      dependencies: [
+        "Arbor",
+        "CounterFact",
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
     ),
     // Macro expansion tests reach only the macro target and swift-syntax's test support,
     // so that SwiftPM does not build a host copy of the runtime's dependencies.

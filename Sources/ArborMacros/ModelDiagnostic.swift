@@ -8,7 +8,6 @@ enum ModelDiagnostic: String, DiagnosticMessage {
   case lazyProperty
   case propertyObservers
   case multipleBindings
-  case initializerOrder
 
   var severity: DiagnosticSeverity { .error }
   var diagnosticID: MessageID { MessageID(domain: "Arbor", id: rawValue) }
@@ -25,8 +24,6 @@ enum ModelDiagnostic: String, DiagnosticMessage {
       return "@Model does not support 'willSet'/'didSet'; observe the property with Observed in onActivate()"
     case .multipleBindings:
       return "@Model needs one property per 'var' declaration; split this declaration"
-    case .initializerOrder:
-      return "@Model stores state in a context created when the first stored 'var' is initialized; initialize it before other stored 'var's"
     }
   }
 }

@@ -19,24 +19,21 @@ extension ModelMacro: MemberMacro {
     }
     diagnoseUnsupportedProperties(in: structDecl, context: context)
     let properties = structDecl.trackedProperties
-    diagnoseInitializerOrder(in: structDecl, properties: properties, context: context)
 
     let access = structDecl.accessPrefix
     var members: [DeclSyntax] = []
 
-    if properties.isEmpty {
-      members.append("\(raw: access)let _$modelContext = Arbor.ModelContext<Self>()")
-      members.append("\(raw: access)func _$withContext(_ context: Arbor.ModelContext<Self>) -> Self { self }")
-    } else {
-      members.append("\(raw: access)var _$modelContext: Arbor.ModelContext<Self>")
-      members.append(
-        """
-        \(raw: access)func _$withContext(_ context: Arbor.ModelContext<Self>) -> Self {
-          var copy = self
-          copy._$modelContext = context
-          return copy
-        }
-        """)
+    members.append("\(raw: access)var _$modelContext = Arbor.ModelContext<Self>()")
+    members.append(
+      """
+      \(raw: access)func _$withContext(_ context: Arbor.ModelContext<Self>) -> Self {
+        var copy = self
+        copy._$modelContext = context
+        return copy
+      }
+      """)
+    if let initializer = memberwiseInitializer(for: structDecl, context: context) {
+      members.append(initializer)
     }
 
     let fields = properties.map { property -> String in
@@ -107,54 +104,6 @@ extension ModelMacro: MemberMacro {
     }
   }
 
-  /// A custom initializer must initialize the first tracked `var` (the one that creates the
-  /// context) before any other tracked `var`, unless that first one has a default value.
-  private static func diagnoseInitializerOrder(
-    in declaration: StructDeclSyntax, properties: [TrackedProperty], context: some MacroExpansionContext
-  ) {
-    guard let first = properties.first, first.initializer == nil else { return }
-    let names = Set(properties.map(\.name))
-    for member in declaration.memberBlock.members {
-      guard let initializer = member.decl.as(InitializerDeclSyntax.self), let body = initializer.body else { continue }
-      for item in body.statements {
-        guard let assigned = assignedProperty(in: item), names.contains(assigned.name) else { continue }
-        if assigned.name != first.name {
-          context.diagnose(
-            Diagnostic(
-              node: assigned.node,
-              message: CustomDiagnostic(
-                message: "@Model creates the model's storage when its first stored 'var' ('\(first.name)') is initialized; assign '\(first.name)' before '\(assigned.name)' in this initializer"
-              )))
-        }
-        break
-      }
-    }
-  }
-
-  private static func assignedProperty(in item: CodeBlockItemSyntax) -> (name: String, node: Syntax)? {
-    guard let sequence = item.item.as(SequenceExprSyntax.self) ?? item.item.as(ExpressionStmtSyntax.self)?.expression.as(SequenceExprSyntax.self)
-    else {
-      if let infix = item.item.as(InfixOperatorExprSyntax.self), infix.operator.is(AssignmentExprSyntax.self) {
-        return target(of: infix.leftOperand).map { ($0, Syntax(infix)) }
-      }
-      return nil
-    }
-    let elements = Array(sequence.elements)
-    guard elements.count >= 3, elements[1].is(AssignmentExprSyntax.self) else { return nil }
-    return target(of: elements[0]).map { ($0, Syntax(sequence)) }
-  }
-
-  private static func target(of expression: ExprSyntax) -> String? {
-    if let member = expression.as(MemberAccessExprSyntax.self),
-      let base = member.base?.as(DeclReferenceExprSyntax.self), base.baseName.tokenKind == .keyword(.self)
-    {
-      return member.declName.baseName.text
-    }
-    if let reference = expression.as(DeclReferenceExprSyntax.self) {
-      return reference.baseName.text
-    }
-    return nil
-  }
 }
 
 extension ModelMacro: MemberAttributeMacro {
@@ -170,9 +119,6 @@ extension ModelMacro: MemberAttributeMacro {
       let index = declaration.trackedProperties.firstIndex(where: { $0.name == name && $0.declaration.id == variable.id })
         ?? declaration.trackedProperties.firstIndex(where: { $0.name == name })
     else { return [] }
-    if index == 0 {
-      return ["@Arbor._ModelTracked(0, initializesContext: true)"]
-    }
     return ["@Arbor._ModelTracked(\(raw: index))"]
   }
 }

@@ -13,20 +13,7 @@ public struct ModelTrackedMacro: AccessorMacro {
       let arguments = node.arguments?.as(LabeledExprListSyntax.self),
       let index = arguments.first?.expression.trimmedDescription
     else { return [] }
-    let initializesContext = arguments.contains {
-      $0.label?.text == "initializesContext" && $0.expression.trimmedDescription == "true"
-    }
-
-    let initAccessor: AccessorDeclSyntax =
-      initializesContext
-      ? """
-      @storageRestrictions(initializes: _$modelContext)
-      init(initialValue) {
-        _$modelContext = Arbor.ModelContext<Self>()
-        _$modelContext._$initialize { $0.\(name) = initialValue }
-      }
-      """
-      : """
+    let initAccessor: AccessorDeclSyntax = """
       @storageRestrictions(accesses: _$modelContext)
       init(initialValue) {
         _$modelContext._$initialize { $0.\(name) = initialValue }

@@ -74,7 +74,6 @@ final class AccessObserver: @unchecked Sendable {  // Sendable: `state` is a Mut
     return !Task.isCancelled && !state.withLock { $0.cancelled }
   }
 
-  deinit {
-    // Registrations hold the observer strongly, so reaching deinit means none are left.
-  }
+  /// Whether a dependency changed since the last evaluation.
+  func peekDirty() -> Bool { state.withLock { $0.dirty } }
 }

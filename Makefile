@@ -1,0 +1,36 @@
+# Arbor: the two commands a newcomer needs.
+#   make run    builds and runs the example (a model tree that prints its changes)
+#   make test   builds everything and runs every test
+# Both install missing system prerequisites first (Debian/Ubuntu, with apt-get).
+
+SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
+APT_PACKAGES := pkg-config
+
+.PHONY: run test build prerequisites benchmarks clean
+
+prerequisites:
+	@missing=""; \
+	for package in $(APT_PACKAGES); do \
+	  dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$missing; \
+	fi
+	@command -v swift >/dev/null || { echo "Swift 6.1 or newer is required: https://www.swift.org/install/linux/"; exit 1; }
+
+run: prerequisites
+	swift run $(SWIFT_BUILD_FLAGS) counterfact-tour
+
+build: prerequisites
+	swift build $(SWIFT_BUILD_FLAGS) --build-tests
+
+test: build
+	swift test $(SWIFT_BUILD_FLAGS) --skip-build
+
+benchmarks: prerequisites
+	swift run $(SWIFT_BUILD_FLAGS) -c release arbor-benchmarks all
+
+clean:
+	rm -rf .build

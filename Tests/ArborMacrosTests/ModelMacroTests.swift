@@ -1,0 +1,544 @@
+import ArborMacros
+import MacroTesting
+import Testing
+
+@Suite(.macros(["Model": ModelMacro.self, "_ModelTracked": ModelTrackedMacro.self], record: .never))
+struct ModelMacroTests {
+  @Test func expandsStoredVarsIntoTrackedAccessors() {
+    assertMacro {
+      """
+      @Model struct CounterModel {
+        var count = 0
+        let step: Int
+        var title: String
+      }
+      """
+    } expansion: {
+      #"""
+      struct CounterModel {
+        @Arbor._ModelTracked(0)
+        var count = 0
+        let step: Int
+        @Arbor._ModelTracked(1)
+        var title: String
+
+        var _$modelContext = Arbor.ModelContext<Self>()
+
+        func _$withContext(_ context: Arbor.ModelContext<Self>) -> Self {
+          var copy = self
+          copy._$modelContext = context
+          return copy
+        }
+
+        init(count: Int = 0, step: Int, title: String) {
+          self.count = count
+          self.step = step
+          self.title = title
+        }
+
+        struct _$State: Sendable {
+          var count = Arbor._$uninitialized {
+            0
+          }
+          var title: Optional<String> = nil
+          init() {
+          }
+        }
+
+        static func _$emptyState() -> _$State {
+          _$State()
+        }
+
+        static var _$propertyCount: Int {
+          2
+        }
+
+        static func _$propertyName(_ index: Int) -> String {
+          switch index {
+          case 0:
+            return "count"
+          case 1:
+            return "title"
+          default:
+            return "#\(index)"
+          }
+        }
+
+        static func _$visit(_ state: _$State, property: Int, into visitor: inout Arbor.ModelVisitor) {
+          switch property {
+          case 0:
+            visitor.visit(state.count)
+          case 1:
+            visitor.visit(state.title)
+          default:
+            break
+          }
+        }
+
+        static func _$propertyIndex(of keyPath: PartialKeyPath<Self>) -> Int? {
+          if keyPath == \Self.count {
+            return 0
+          }
+          if keyPath == \Self.title {
+            return 1
+          }
+          return nil
+        }
+
+        var id: Arbor.ModelID {
+          _$modelContext.id
+        }
+      }
+      """#
+    }
+  }
+
+  @Test func publicModelsGetPublicMembers() {
+    assertMacro {
+      """
+      @Model public struct Row {
+        public var counter: CounterModel
+      }
+      """
+    } expansion: {
+      #"""
+      public struct Row {
+        @Arbor._ModelTracked(0)
+        public var counter: CounterModel
+
+        public var _$modelContext = Arbor.ModelContext<Self>()
+
+        public func _$withContext(_ context: Arbor.ModelContext<Self>) -> Self {
+          var copy = self
+          copy._$modelContext = context
+          return copy
+        }
+
+        init(counter: CounterModel) {
+          self.counter = counter
+        }
+
+        public struct _$State: Sendable {
+          var counter: Optional<CounterModel> = nil
+          init() {
+          }
+        }
+
+        public static func _$emptyState() -> _$State {
+          _$State()
+        }
+
+        public static var _$propertyCount: Int {
+          1
+        }
+
+        public static func _$propertyName(_ index: Int) -> String {
+          switch index {
+          case 0:
+            return "counter"
+          default:
+            return "#\(index)"
+          }
+        }
+
+        public static func _$visit(_ state: _$State, property: Int, into visitor: inout Arbor.ModelVisitor) {
+          switch property {
+          case 0:
+            visitor.visit(state.counter)
+          default:
+            break
+          }
+        }
+
+        public static func _$propertyIndex(of keyPath: PartialKeyPath<Self>) -> Int? {
+          if keyPath == \Self.counter {
+            return 0
+          }
+          return nil
+        }
+
+        public var id: Arbor.ModelID {
+          _$modelContext.id
+        }
+      }
+      """#
+    }
+  }
+
+  @Test func modelsWithoutStateGetADefaultContext() {
+    assertMacro {
+      """
+      @Model struct Tag {
+        let name: String
+      }
+      """
+    } expansion: {
+      #"""
+      struct Tag {
+        let name: String
+
+        var _$modelContext = Arbor.ModelContext<Self>()
+
+        func _$withContext(_ context: Arbor.ModelContext<Self>) -> Self {
+          var copy = self
+          copy._$modelContext = context
+          return copy
+        }
+
+        init(name: String) {
+          self.name = name
+        }
+
+        struct _$State: Sendable {
+
+          init() {
+          }
+        }
+
+        static func _$emptyState() -> _$State {
+          _$State()
+        }
+
+        static var _$propertyCount: Int {
+          0
+        }
+
+        static func _$propertyName(_ index: Int) -> String {
+          switch index {
+
+          default:
+            return "#\(index)"
+          }
+        }
+
+        static func _$visit(_ state: _$State, property: Int, into visitor: inout Arbor.ModelVisitor) {
+          switch property {
+
+          default:
+            break
+          }
+        }
+
+        static func _$propertyIndex(of keyPath: PartialKeyPath<Self>) -> Int? {
+
+          return nil
+        }
+
+        var id: Arbor.ModelID {
+          _$modelContext.id
+        }
+      }
+      """#
+    }
+  }
+
+  @Test func aDeclaredIdIsKept() {
+    assertMacro {
+      """
+      @Model struct Named {
+        let id: String
+        var score = 0
+      }
+      """
+    } expansion: {
+      #"""
+      struct Named {
+        let id: String
+        @Arbor._ModelTracked(0)
+        var score = 0
+
+        var _$modelContext = Arbor.ModelContext<Self>()
+
+        func _$withContext(_ context: Arbor.ModelContext<Self>) -> Self {
+          var copy = self
+          copy._$modelContext = context
+          return copy
+        }
+
+        init(id: String, score: Int = 0) {
+          self.id = id
+          self.score = score
+        }
+
+        struct _$State: Sendable {
+          var score = Arbor._$uninitialized {
+            0
+          }
+          init() {
+          }
+        }
+
+        static func _$emptyState() -> _$State {
+          _$State()
+        }
+
+        static var _$propertyCount: Int {
+          1
+        }
+
+        static func _$propertyName(_ index: Int) -> String {
+          switch index {
+          case 0:
+            return "score"
+          default:
+            return "#\(index)"
+          }
+        }
+
+        static func _$visit(_ state: _$State, property: Int, into visitor: inout Arbor.ModelVisitor) {
+          switch property {
+          case 0:
+            visitor.visit(state.score)
+          default:
+            break
+          }
+        }
+
+        static func _$propertyIndex(of keyPath: PartialKeyPath<Self>) -> Int? {
+          if keyPath == \Self.score {
+            return 0
+          }
+          return nil
+        }
+      }
+      """#
+    }
+  }
+
+  @Test func computedStaticAndIgnoredPropertiesAreNotTracked() {
+    assertMacro {
+      """
+      @Model struct Totals {
+        var items: [Int] = []
+        var sum: Int { items.reduce(0, +) }
+        static var shared = 0
+        @ModelIgnored var scratch = 0
+      }
+      """
+    } expansion: {
+      #"""
+      struct Totals {
+        @Arbor._ModelTracked(0)
+        var items: [Int] = []
+        var sum: Int { items.reduce(0, +) }
+        static var shared = 0
+        @ModelIgnored var scratch = 0
+
+        var _$modelContext = Arbor.ModelContext<Self>()
+
+        func _$withContext(_ context: Arbor.ModelContext<Self>) -> Self {
+          var copy = self
+          copy._$modelContext = context
+          return copy
+        }
+
+        init(items: [Int] = [], scratch: Int = 0) {
+          self.items = items
+          self.scratch = scratch
+        }
+
+        struct _$State: Sendable {
+          var items: Optional<[Int]> = nil
+          init() {
+          }
+        }
+
+        static func _$emptyState() -> _$State {
+          _$State()
+        }
+
+        static var _$propertyCount: Int {
+          1
+        }
+
+        static func _$propertyName(_ index: Int) -> String {
+          switch index {
+          case 0:
+            return "items"
+          default:
+            return "#\(index)"
+          }
+        }
+
+        static func _$visit(_ state: _$State, property: Int, into visitor: inout Arbor.ModelVisitor) {
+          switch property {
+          case 0:
+            visitor.visit(state.items)
+          default:
+            break
+          }
+        }
+
+        static func _$propertyIndex(of keyPath: PartialKeyPath<Self>) -> Int? {
+          if keyPath == \Self.items {
+            return 0
+          }
+          return nil
+        }
+
+        var id: Arbor.ModelID {
+          _$modelContext.id
+        }
+      }
+      """#
+    }
+  }
+}
+
+@Suite(.macros(["Model": ModelMacro.self], record: .never))
+struct ModelMacroDiagnosticTests {
+  @Test func rejectsAClass() {
+    assertMacro {
+      """
+      @Model class Counter {
+        var count = 0
+      }
+      """
+    } diagnostics: {
+      """
+      @Model class Counter {
+      ┬─────
+      ╰─ 🛑 @Model can only be applied to a struct; a model is a struct with reference semantics
+        var count = 0
+      }
+      """
+    }
+  }
+
+  @Test func rejectsAnEnum() {
+    assertMacro {
+      """
+      @Model enum Mode {
+        case on, off
+      }
+      """
+    } diagnostics: {
+      """
+      @Model enum Mode {
+      ┬─────
+      ╰─ 🛑 @Model can only be applied to a struct; a model is a struct with reference semantics
+        case on, off
+      }
+      """
+    }
+  }
+
+  @Test func rejectsLazyAndObservedProperties() {
+    assertMacro {
+      """
+      @Model struct Bad {
+        lazy var cache = 0
+        var watched = 0 {
+          didSet { print(watched) }
+        }
+        var a = 0, b = 1
+      }
+      """
+    } diagnostics: {
+      """
+      @Model struct Bad {
+        lazy var cache = 0
+        ┬─────────────────
+        ╰─ 🛑 @Model does not support 'lazy' properties; use a computed property or node.memoize
+        var watched = 0 {
+        ╰─ 🛑 @Model does not support 'willSet'/'didSet'; observe the property with Observed in onActivate()
+          didSet { print(watched) }
+        }
+        var a = 0, b = 1
+        ┬───────────────
+        ╰─ 🛑 @Model needs one property per 'var' declaration; split this declaration
+      }
+      """
+    }
+  }
+
+  @Test func asksForATypeItCannotInferForTheMemberwiseInitializer() {
+    assertMacro {
+      """
+      @Model struct Clock {
+        var now = Date.now
+      }
+      """
+    } diagnostics: {
+      """
+      @Model struct Clock {
+        var now = Date.now
+            ┬─────────────
+            ╰─ 🛑 @Model writes the memberwise initializer and cannot infer the type of 'now'; add a type annotation, or declare an initializer
+      }
+      """
+    }
+  }
+
+  @Test func keepsADeclaredInitializerAndNeedsNoAnnotation() {
+    assertMacro {
+      """
+      @Model struct Clock {
+        var now = Date.now
+        init() {}
+      }
+      """
+    } expansion: {
+      #"""
+      struct Clock {
+        @Arbor._ModelTracked(0)
+        var now = Date.now
+        init() {}
+
+        var _$modelContext = Arbor.ModelContext<Self>()
+
+        func _$withContext(_ context: Arbor.ModelContext<Self>) -> Self {
+          var copy = self
+          copy._$modelContext = context
+          return copy
+        }
+
+        struct _$State: Sendable {
+          var now = Arbor._$uninitialized {
+            Date.now
+          }
+          init() {
+          }
+        }
+
+        static func _$emptyState() -> _$State {
+          _$State()
+        }
+
+        static var _$propertyCount: Int {
+          1
+        }
+
+        static func _$propertyName(_ index: Int) -> String {
+          switch index {
+          case 0:
+            return "now"
+          default:
+            return "#\(index)"
+          }
+        }
+
+        static func _$visit(_ state: _$State, property: Int, into visitor: inout Arbor.ModelVisitor) {
+          switch property {
+          case 0:
+            visitor.visit(state.now)
+          default:
+            break
+          }
+        }
+
+        static func _$propertyIndex(of keyPath: PartialKeyPath<Self>) -> Int? {
+          if keyPath == \Self.now {
+            return 0
+          }
+          return nil
+        }
+
+        var id: Arbor.ModelID {
+          _$modelContext.id
+        }
+      }
+      """#
+    }
+  }
+}

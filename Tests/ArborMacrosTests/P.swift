@@ -1,3 +1,0 @@
-import Testing
-import MacroTesting
-@Test func placeholder() {}

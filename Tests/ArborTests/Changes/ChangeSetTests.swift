@@ -1,0 +1,115 @@
+import Arbor
+import Testing
+
+/// Collects the next `count` change sets of a subscription.
+func collect(_ changeSets: ChangeSets, count: Int) async -> [ChangeSet] {
+  var result: [ChangeSet] = []
+  for await changeSet in changeSets {
+    result.append(changeSet)
+    if result.count == count { break }
+  }
+  return result
+}
+
+@Suite struct ChangeSetTests {
+  @Test func everyCommitThatChangedStateBumpsTheRevisionOnce() {
+    let (leaf, anchor) = Leaf().andAnchor()
+    #expect(anchor.revision == 0)
+    leaf.value = 1
+    #expect(anchor.revision == 1)
+    leaf.value = 1
+    #expect(anchor.revision == 1, "writing the current value of an Equatable property is a no-op")
+    leaf.node.transaction {
+      leaf.value = 2
+      leaf.label = "x"
+    }
+    #expect(anchor.revision == 2)
+    leaf.node.transaction {}
+    #expect(anchor.revision == 2, "a transaction that changed nothing does not commit a revision")
+    leaf.node.touch(\.value)
+    #expect(anchor.revision == 2, "a touch wakes observers but changes no state")
+  }
+
+  @Test func changeSetsNameModelPropertyAndValueInCommitOrder() async throws {
+    let (branch, anchor) = Branch(name: "r").andAnchor()
+    let changes = anchor.changeSets()
+    #expect(changes.startRevision == 0)
+    branch.leaves.append(Leaf(value: 1))
+    let leaf = branch.leaves[0]
+    branch.node.transaction {
+      leaf.value = 2
+      branch.name = "renamed"
+    }
+    branch.leaves.removeLast()
+    let sets = await collect(changes, count: 3)
+    #expect(sets.map(\.revision) == [1, 2, 3])
+
+    let insert = try #require(sets[0].changes.first)
+    #expect(insert.valuePath.description == "/leaves/0")
+    guard case .insert(0, let inserted) = insert.operation else { Issue.record("not an insert"); return }
+    #expect((inserted as? Leaf)?.id == leaf.id)
+
+    #expect(sets[1].changes.map(\.valuePath.description) == ["/leaves/0/value", "/name"])
+    #expect(sets[1].changes[0].modelID == leaf._$modelContext.id)
+    #expect(sets[1].changes[0].modelType == "Leaf")
+    guard case .set(let value) = sets[1].changes[0].operation else { Issue.record("not a set"); return }
+    #expect(value as? Int == 2)
+
+    guard case .remove(0) = sets[2].changes[0].operation else { Issue.record("not a removal"); return }
+  }
+
+  @Test func pathsAreTakenWhenTheChangeIsMade() async {
+    let (branch, anchor) = Branch(name: "r", leaves: [Leaf(label: "a"), Leaf(label: "b")]).andAnchor()
+    let changes = anchor.changeSets()
+    let b = branch.leaves[1]
+    branch.node.transaction {
+      b.value = 1
+      branch.leaves.remove(at: 0)
+      b.value = 2
+    }
+    let set = await collect(changes, count: 1)[0]
+    #expect(set.changes.map(\.valuePath.description) == ["/leaves/1/value", "/leaves/0", "/leaves/0/value"])
+  }
+
+  @Test func replacingTheMiddleOfAnArrayRecordsRemovalsThenInsertions() async {
+    let (branch, anchor) = Branch(name: "r", leaves: (0..<5).map { Leaf(value: $0) }).andAnchor()
+    let changes = anchor.changeSets()
+    var leaves = branch.leaves
+    leaves.replaceSubrange(1..<3, with: [Leaf(value: 10)])
+    branch.leaves = leaves
+    let set = await collect(changes, count: 1)[0]
+    let operations = set.changes.map { change -> String in
+      switch change.operation {
+      case .insert(let index, _): return "+\(index)"
+      case .remove(let index): return "-\(index)"
+      case .set: return "="
+      }
+    }
+    #expect(operations == ["-2", "-1", "+1"])
+    #expect(branch.leaves.map(\.value) == [0, 10, 3, 4])
+    #expect(branch.leaves[2].node.path?.description == "/leaves/2")
+  }
+
+  @Test func concurrentWritersProduceGaplessRevisions() async {
+    let (branch, anchor) = Branch(name: "r", leaves: (0..<8).map { Leaf(value: $0) }).andAnchor()
+    let changes = anchor.changeSets()
+    let writesPerTask = 200
+    await withTaskGroup(of: Void.self) { group in
+      for leaf in branch.leaves {
+        group.addTask {
+          for _ in 0..<writesPerTask { leaf.value += 1 }
+        }
+      }
+    }
+    let total = 8 * writesPerTask
+    #expect(anchor.revision == UInt64(total))
+    let sets = await collect(changes, count: total)
+    #expect(sets.map(\.revision) == Array(1...UInt64(total)))
+  }
+
+  @Test func modelsBeforeAnchoringHaveNoChangeSets() {
+    let leaf = Leaf()
+    #expect(leaf.node.changeSets() == nil)
+    #expect(leaf.node.revision == nil)
+  }
+}

@@ -1,0 +1,98 @@
+import Arbor
+import IdentifiedCollections
+import Synchronization
+
+/// Records lifecycle events in order, across threads.
+final class EventLog: Sendable {
+  private let entries = Mutex<[String]>([])
+
+  func append(_ entry: String) { entries.withLock { $0.append(entry) } }
+  var all: [String] { entries.withLock { $0 } }
+  func clear() { entries.withLock { $0 = [] } }
+}
+
+/// A counter and a flag that tasks can share.
+final class Tally: Sendable {
+  private let count = Atomic<Int>(0)
+  private let flag = Atomic<Bool>(false)
+
+  func add(_ amount: Int = 1) { count.add(amount, ordering: .relaxed) }
+  var value: Int { count.load(ordering: .relaxed) }
+  func raise() { flag.store(true, ordering: .releasing) }
+  var isRaised: Bool { flag.load(ordering: .acquiring) }
+}
+
+@Model struct Leaf {
+  var value = 0
+  var label = ""
+  let log: EventLog?
+
+  init(value: Int = 0, label: String = "", log: EventLog? = nil) {
+    self.value = value
+    self.label = label
+    self.log = log
+  }
+
+  func onActivate() {
+    log?.append("activate \(label)")
+    node.onCancel { [label, log] in log?.append("cancel \(label)") }
+  }
+}
+
+@Model struct Branch {
+  var name: String
+  var leaves: [Leaf] = []
+  var extra: Leaf? = nil
+  let log: EventLog?
+
+  init(name: String, leaves: [Leaf] = [], extra: Leaf? = nil, log: EventLog? = nil) {
+    self.name = name
+    self.leaves = leaves
+    self.extra = extra
+    self.log = log
+  }
+
+  func onActivate() {
+    log?.append("activate \(name)")
+    node.onCancel { [name, log] in log?.append("cancel \(name)") }
+  }
+}
+
+@Model struct Forest {
+  var branches: [Branch] = []
+  var keyed: [String: Leaf] = [:]
+  var identified: IdentifiedArrayOf<Leaf> = []
+  var title = "forest"
+}
+
+@ModelContainer enum Destination {
+  case none
+  case detail(Leaf)
+  case pair(Leaf, second: Leaf)
+}
+
+@ModelContainer struct Paginated<Item: Model> {
+  var items: [Item]
+  var currentPage: Int
+}
+
+@Model struct Navigator {
+  var destination: Destination = .none
+  var page: Paginated<Leaf> = Paginated(items: [], currentPage: 0)
+}
+
+/// A model that declares its own identity.
+@Model struct Named {
+  let id: String
+  var score = 0
+}
+
+/// A model with no tracked state.
+@Model struct Stateless {
+  let tag: String
+}
+
+/// A generic model.
+@Model struct Box<Value: Sendable & Equatable> {
+  var value: Value
+}
