@@ -1,1 +1,27 @@
-print("bench")
+import Foundation
+
+// arbor-benchmarks: measures the runtime and prints each figure next to a baseline run in
+// the same process.
+//
+//   swift run -c release arbor-benchmarks core           full sizes
+//   swift run -c release arbor-benchmarks core --quick   a tenth of the work
+//   swift run -c release arbor-benchmarks all
+
+let arguments = CommandLine.arguments.dropFirst()
+if arguments.first == "__memory", arguments.count == 3, let count = Int(arguments.last!) {
+  MemoryProbe.runChild(kind: arguments[arguments.startIndex + 1], count: count)
+  exit(0)
+}
+let quick = arguments.contains("--quick")
+let suites = arguments.filter { !$0.hasPrefix("--") }
+let selected = suites.isEmpty ? ["all"] : suites
+
+print("# arbor-benchmarks \(selected.joined(separator: " "))\(quick ? " (quick)" : "")")
+for suite in selected {
+  switch suite {
+  case "core", "all":
+    await CoreBenchmarks(divisor: quick ? 10 : 1).run()
+  default:
+    print("unknown suite '\(suite)'; known: core, all")
+  }
+}

@@ -43,8 +43,7 @@ extension AnyModelContext {
   private final func reconcileArray(
     _ array: any _ModelArray, property: Int, slot: Int, table: ChildTable, tree: ModelTree, basePath: ModelPath?
   ) {
-    let old = table.entries[slot].children
-    let oldCount = old.count
+    let oldCount = table.entries[slot].children.count
     let newCount = array._$count
     let name = propertyName(property)
     func record(_ operation: Change.Operation) {
@@ -52,7 +51,8 @@ extension AnyModelContext {
         tree.record(Change(modelID: id, modelType: typeName, path: basePath, property: name, operation: operation))
       }
     }
-    func same(_ index: Int) -> Bool { old[index] === array._$context(at: index) }
+    // The child list is read in place: a second reference to it would make appending to it copy.
+    func same(_ index: Int) -> Bool { table.entries[slot].children[index] === array._$context(at: index) }
 
     // Appended at the end: the old elements still stand where they were.
     if newCount > oldCount, oldCount == 0 || (same(0) && same(oldCount - 1) && same(oldCount / 2)) {
@@ -76,18 +76,18 @@ extension AnyModelContext {
     // Removed from the end.
     if newCount < oldCount, newCount == 0 || (same(0) && same(newCount - 1) && same((newCount - 1) / 2)) {
       for index in (newCount..<oldCount).reversed() {
-        let child = old[index]
+        let child = table.entries[slot].children.removeLast()
         child.parentLinks.remove(parent: self, property: property, index: index)
         if child.parentLinks.isEmpty { tree.pendingDetached.append(child) }
         record(.remove(index: index))
       }
-      table.entries[slot].children.removeLast(oldCount - newCount)
       return
     }
 
+    let old = table.entries[slot].children
     // Anything else: trim the common prefix and suffix; what lies between was replaced.
     var prefix = 0
-    while prefix < oldCount, prefix < newCount, same(prefix) { prefix += 1 }
+    while prefix < oldCount, prefix < newCount, old[prefix] === array._$context(at: prefix) { prefix += 1 }
     var suffix = 0
     while suffix < oldCount - prefix, suffix < newCount - prefix,
       old[oldCount - 1 - suffix] === array._$context(at: newCount - 1 - suffix)

@@ -1,0 +1,20 @@
+import Arbor
+import Observation
+
+/// The small model the benchmarks create by the hundred thousand.
+@Model struct SmallModel {
+  var value = 0
+  var label = ""
+}
+
+/// A root holding its children in one array.
+@Model struct RootModel {
+  var children: [SmallModel] = []
+  var title = ""
+}
+
+/// The same shape as `SmallModel`, as an `@Observable` class.
+@Observable final class SmallObservable {
+  var value = 0
+  var label = ""
+}
