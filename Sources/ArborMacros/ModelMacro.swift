@@ -50,6 +50,7 @@ extension ModelMacro: MemberMacro {
       }
       """)
     members.append("\(raw: access)static func _$emptyState() -> _$State { _$State() }")
+    members.append("\(raw: access)static var _$typeName: String { \(raw: structDecl.name.text.literal) }")
     members.append("\(raw: access)static var _$propertyCount: Int { \(raw: properties.count) }")
 
     let nameCases = properties.enumerated().map { "case \($0.offset): return \($0.element.name.literal)" }
@@ -63,7 +64,11 @@ extension ModelMacro: MemberMacro {
       }
       """)
 
-    let visitCases = properties.enumerated().map { "case \($0.offset): visitor.visit(state.\($0.element.name))" }
+    let visitCases = properties.enumerated().map { offset, property in
+      property.holdsNoModels
+        ? "case \(offset): break"
+        : "case \(offset): visitor.visit(state.\(property.name))"
+    }
     members.append(
       """
       \(raw: access)static func _$visit(_ state: _$State, property: Int, into visitor: inout Arbor.ModelVisitor) {

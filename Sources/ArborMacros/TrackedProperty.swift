@@ -9,6 +9,34 @@ struct TrackedProperty {
   let declaration: VariableDeclSyntax
 }
 
+extension TrackedProperty {
+  /// Standard-library value types that can never hold a model.
+  static let plainTypeNames: Set<String> = [
+    "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64",
+    "Double", "Float", "Bool", "String", "Character", "Date", "UUID", "URL", "Data", "Decimal",
+  ]
+
+  /// True when the declaration shows the property can hold no model (a literal default, or
+  /// a standard value type, optional or in an array), so visiting it can be skipped.
+  var holdsNoModels: Bool {
+    if let type { return Self.isPlain(type) }
+    guard let initializer else { return false }
+    return initializer.is(IntegerLiteralExprSyntax.self) || initializer.is(FloatLiteralExprSyntax.self)
+      || initializer.is(StringLiteralExprSyntax.self) || initializer.is(BooleanLiteralExprSyntax.self)
+      || (initializer.as(PrefixOperatorExprSyntax.self)?.expression.is(IntegerLiteralExprSyntax.self) ?? false)
+  }
+
+  static func isPlain(_ type: TypeSyntax) -> Bool {
+    if let identifier = type.as(IdentifierTypeSyntax.self), identifier.genericArgumentClause == nil {
+      return plainTypeNames.contains(identifier.name.text)
+    }
+    if let optional = type.as(OptionalTypeSyntax.self) { return isPlain(optional.wrappedType) }
+    if let array = type.as(ArrayTypeSyntax.self) { return isPlain(array.element) }
+    if let dictionary = type.as(DictionaryTypeSyntax.self) { return isPlain(dictionary.key) && isPlain(dictionary.value) }
+    return false
+  }
+}
+
 extension VariableDeclSyntax {
   var isStatic: Bool {
     modifiers.contains { $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class) }

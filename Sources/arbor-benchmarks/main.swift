@@ -16,6 +16,11 @@ let quick = arguments.contains("--quick")
 let suites = arguments.filter { !$0.hasPrefix("--") }
 let selected = suites.isEmpty ? ["all"] : suites
 
+if arguments.first == "__profile", arguments.count == 3, let count = Int(arguments.last!) {
+  Profile.run(arguments[arguments.startIndex + 1], count: count)
+  exit(0)
+}
+
 print("# arbor-benchmarks \(selected.joined(separator: " "))\(quick ? " (quick)" : "")")
 for suite in selected {
   switch suite {

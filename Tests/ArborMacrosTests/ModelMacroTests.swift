@@ -49,6 +49,10 @@ struct ModelMacroTests {
           _$State()
         }
 
+        static var _$typeName: String {
+          "CounterModel"
+        }
+
         static var _$propertyCount: Int {
           2
         }
@@ -67,9 +71,9 @@ struct ModelMacroTests {
         static func _$visit(_ state: _$State, property: Int, into visitor: inout Arbor.ModelVisitor) {
           switch property {
           case 0:
-            visitor.visit(state.count)
+            break
           case 1:
-            visitor.visit(state.title)
+            break
           default:
             break
           }
@@ -126,6 +130,10 @@ struct ModelMacroTests {
 
         public static func _$emptyState() -> _$State {
           _$State()
+        }
+
+        public static var _$typeName: String {
+          "Row"
         }
 
         public static var _$propertyCount: Int {
@@ -197,6 +205,10 @@ struct ModelMacroTests {
 
         static func _$emptyState() -> _$State {
           _$State()
+        }
+
+        static var _$typeName: String {
+          "Tag"
         }
 
         static var _$propertyCount: Int {
@@ -272,6 +284,10 @@ struct ModelMacroTests {
           _$State()
         }
 
+        static var _$typeName: String {
+          "Named"
+        }
+
         static var _$propertyCount: Int {
           1
         }
@@ -288,7 +304,7 @@ struct ModelMacroTests {
         static func _$visit(_ state: _$State, property: Int, into visitor: inout Arbor.ModelVisitor) {
           switch property {
           case 0:
-            visitor.visit(state.score)
+            break
           default:
             break
           }
@@ -347,6 +363,10 @@ struct ModelMacroTests {
           _$State()
         }
 
+        static var _$typeName: String {
+          "Totals"
+        }
+
         static var _$propertyCount: Int {
           1
         }
@@ -363,7 +383,7 @@ struct ModelMacroTests {
         static func _$visit(_ state: _$State, property: Int, into visitor: inout Arbor.ModelVisitor) {
           switch property {
           case 0:
-            visitor.visit(state.items)
+            break
           default:
             break
           }
@@ -503,6 +523,10 @@ struct ModelMacroDiagnosticTests {
 
         static func _$emptyState() -> _$State {
           _$State()
+        }
+
+        static var _$typeName: String {
+          "Clock"
         }
 
         static var _$propertyCount: Int {

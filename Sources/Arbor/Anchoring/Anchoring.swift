@@ -80,7 +80,7 @@ extension ModelTree {
       tree.depth = 1
       tree.adoptSubtree(model)
       tree.depth = 0
-      return tree.commit()
+      return tree.commit() ?? PostCommitWork()
     }
     work.run()
     return tree

@@ -2,9 +2,10 @@
 ///
 /// Every committed transaction that changed state arrives once, in order, with no gap:
 /// the first element has revision `startRevision + 1`. The buffer is unbounded; consume it.
+/// The subscription ends when the last copy of this value and its iterators are gone.
 ///
 /// ```swift
-/// let changes = model.node.changeSets()
+/// let changes = model.node.changeSets()!
 /// model.count += 1
 /// for await set in changes { print(set.revision); break }
 /// ```
@@ -13,9 +14,25 @@ public struct ChangeSets: AsyncSequence, Sendable {
 
   /// The revision of the tree when the subscription began.
   public let startRevision: UInt64
-  let stream: AsyncStream<ChangeSet>
+  let handle: Handle
 
-  public func makeAsyncIterator() -> AsyncStream<ChangeSet>.Iterator {
-    stream.makeAsyncIterator()
+  /// Ends the subscription when released.
+  final class Handle: Sendable {
+    let subscription: ChangeSubscription
+    init(_ subscription: ChangeSubscription) { self.subscription = subscription }
+    deinit { subscription.terminate() }
+  }
+
+  public func makeAsyncIterator() -> Iterator {
+    Iterator(handle: handle)
+  }
+
+  /// Iterates the change sets in commit order.
+  public struct Iterator: AsyncIteratorProtocol {
+    let handle: Handle
+
+    public mutating func next() async -> ChangeSet? {
+      await handle.subscription.next()
+    }
   }
 }

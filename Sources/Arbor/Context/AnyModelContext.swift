@@ -6,22 +6,44 @@ import Synchronization
 /// All mutable fields are guarded by the lock of the context's tree (or, before the model
 /// is anchored, by its stripe in `StripedLocks`); `tree` is published once, atomically.
 public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded by the tree lock (see above)
-  /// The model's stable identity.
-  public internal(set) var id: ModelID
+  // Every field below is guarded by the tree lock, so the dynamic exclusivity checks Swift
+  // would add to class properties are redundant and are switched off.
 
-  @usableFromInline let treeReference = AtomicLazyReference<ModelTree>()
-  var lifetime: ModelLifetime
-  var parentLinks: ParentLinks = .none
-  var childTable: ChildTable?
-  var observers: [ObserverEntry] = []
-  var hooks: ContextHooks?
+  /// The model's stable identity.
+  @exclusivity(unchecked) public internal(set) var id: ModelID
+
+  /// The tree, published once (nil until anchored): an unmanaged, retained `ModelTree`.
+  @usableFromInline let treeAddress = Atomic<UInt>(0)
+  @exclusivity(unchecked) var lifetime: ModelLifetime
+  @exclusivity(unchecked) var parentLinks: ParentLinks = .none
+  @exclusivity(unchecked) var childTable: ChildTable?
+  @exclusivity(unchecked) var observers: [ObserverEntry] = []
+  @exclusivity(unchecked) var hooks: ContextHooks?
 
   init(id: ModelID = .generate(), lifetime: ModelLifetime = .initial) {
     self.id = id
     self.lifetime = lifetime
   }
 
-  @usableFromInline var tree: ModelTree? { treeReference.load() }
+  deinit {
+    let address = treeAddress.load(ordering: .acquiring)
+    if address != 0 {
+      Unmanaged<ModelTree>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).release()
+    }
+  }
+
+  @usableFromInline var tree: ModelTree? {
+    let address = treeAddress.load(ordering: .acquiring)
+    guard address != 0 else { return nil }
+    return Unmanaged<ModelTree>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue()
+  }
+
+  /// Publishes `tree` once; later calls keep the first tree.
+  final func storeTreeIfNil(_ tree: ModelTree) {
+    let address = UInt(bitPattern: Unmanaged.passRetained(tree).toOpaque())
+    let (exchanged, _) = treeAddress.compareExchange(expected: 0, desired: address, ordering: .acquiringAndReleasing)
+    if !exchanged { Unmanaged.passUnretained(tree).release() }
+  }
 
   // MARK: Type-specific behaviour, provided by ModelContext<M>.
 
@@ -33,20 +55,28 @@ public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded
   // MARK: Locking
 
   /// Takes the lock that guards this context: its tree's, or its stripe's before anchoring.
+  /// The returned lock is unowned: it belongs to the tree this context keeps alive, or to
+  /// the immortal stripe table.
   @usableFromInline
-  final func _lockForAccess() -> TreeLock {
-    if let tree = treeReference.load() {
-      tree.lock.lock()
-      return tree.lock
+  final func _lockForAccess() -> Unmanaged<TreeLock> {
+    if let tree = unownedTree {
+      return tree._withUnsafeGuaranteedRef { $0.lockReference.locked() }
     }
     let stripe = StripedLocks.lock(for: self)
     stripe.lock()
-    if let tree = treeReference.load() {
+    if let tree = unownedTree {
       stripe.unlock()
-      tree.lock.lock()
-      return tree.lock
+      return tree._withUnsafeGuaranteedRef { $0.lockReference.locked() }
     }
-    return stripe
+    return Unmanaged.passUnretained(stripe)
+  }
+
+  /// The tree without taking a reference to it (the context holds one).
+  @inline(__always)
+  final var unownedTree: Unmanaged<ModelTree>? {
+    let address = treeAddress.load(ordering: .acquiring)
+    guard address != 0 else { return nil }
+    return Unmanaged<ModelTree>.fromOpaque(UnsafeRawPointer(bitPattern: address)!)
   }
 
   func withLock<R>(_ body: () throws -> R) rethrows -> R {
@@ -63,16 +93,20 @@ public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded
     var reversed: [PathComponent] = []
     var context = self
     var steps = 0
-    while true {
-      if let tree = context.tree, tree.root === context { break }
-      guard let link = context.parentLinks.first else { return nil }
-      for component in link.position.components.reversed() { reversed.append(component) }
+    while case .some(let link) = context.parentLinks.first {
+      switch link.position {
+      case .direct: break
+      case .index(let index): reversed.append(.index(index))
+      case .components(let components): reversed.append(contentsOf: components.reversed())
+      }
       reversed.append(.property(link.parent.propertyName(link.property)))
       context = link.parent
       steps += 1
       if steps > 100_000 { return nil }  // a cycle of models: not a tree
     }
-    return ModelPath(reversed.reversed())
+    guard let tree = context.unownedTree, tree._withUnsafeGuaranteedRef({ $0.root === context }) else { return nil }
+    reversed.reverse()
+    return ModelPath(reversed)
   }
 }
 

@@ -155,7 +155,7 @@ extension AnyModelContext {
   /// Publishes `tree` as this context's tree, under its stripe lock.
   final func publish(_ tree: ModelTree) {
     let stripe = StripedLocks.lock(for: self)
-    stripe.withLock { _ = treeReference.storeIfNil(tree) }
+    stripe.withLock { storeTreeIfNil(tree) }
   }
 }
 

@@ -4,7 +4,8 @@
 /// `node`. Every method takes the tree's lock for the duration of one read or write, never
 /// while user observers or hooks run.
 public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable {  // Sendable: `_state` is guarded by the tree lock (or stripe lock before anchoring)
-  @usableFromInline var _state: M._$State
+  // Guarded by the tree lock; Swift's dynamic exclusivity check would be redundant.
+  @exclusivity(unchecked) @usableFromInline var _state: M._$State
 
   /// A fresh context with every property unset; generated initializers fill it in.
   public init() {
@@ -17,7 +18,7 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
     super.init(id: id, lifetime: lifetime)
   }
 
-  override var typeName: String { String(describing: M.self) }
+  override var typeName: String { M._$typeName }
   override var propertyCount: Int { M._$propertyCount }
   override func propertyName(_ index: Int) -> String { M._$propertyName(index) }
 

@@ -1,9 +1,12 @@
 import IssueReporting
 
 /// One write in progress: the lock it holds and, before anchoring, the observers to wake.
+///
+/// The references are unowned: a scope lives only inside one method of a context, and the
+/// context keeps its tree (and so the tree's lock) alive; stripe locks are never released.
 public struct _WriteScope {
-  @usableFromInline let lock: TreeLock
-  @usableFromInline let tree: ModelTree?
+  @usableFromInline unowned(unsafe) let lock: TreeLock
+  @usableFromInline unowned(unsafe) let tree: ModelTree?
   @usableFromInline var observers: [AccessObserver] = []
 
   @usableFromInline
@@ -18,9 +21,13 @@ extension AnyModelContext {
   @usableFromInline
   final func _beginWrite() -> _WriteScope {
     let lock = _lockForAccess()
-    let tree = self.tree
-    tree?.depth += 1
-    return _WriteScope(lock: lock, tree: tree)
+    guard let tree = unownedTree else {
+      return _WriteScope(lock: lock.takeUnretainedValue(), tree: nil)
+    }
+    return tree._withUnsafeGuaranteedRef { tree in
+      tree.depth += 1
+      return _WriteScope(lock: lock.takeUnretainedValue(), tree: tree)
+    }
   }
 
   /// Closes the implicit transaction: the outermost one commits, then the lock is released,
@@ -39,7 +46,7 @@ extension AnyModelContext {
     }
     let work = tree.commit()
     scope.lock.unlock()
-    work.run()
+    work?.run()
   }
 
   /// False for a frozen copy, whose writes are reported and dropped.

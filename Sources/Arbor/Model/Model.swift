@@ -23,6 +23,9 @@ public protocol Model: ModelContainer, Identifiable, Sendable {
   /// An empty state: every property unset. Generated.
   static func _$emptyState() -> _$State
 
+  /// The type's name as written in its declaration, without generic arguments. Generated.
+  static var _$typeName: String { get }
+
   /// The number of tracked stored properties. Generated.
   static var _$propertyCount: Int { get }
 

@@ -3,33 +3,44 @@
 /// Generated code calls ``visit(_:)``; containers call ``withComponent(_:_:)`` around their
 /// elements. Users never need to touch it.
 public struct ModelVisitor {
+  @usableFromInline
   struct Found {
     var model: any Model
     var components: [PathComponent]
+
+    @usableFromInline
+    init(model: any Model, components: [PathComponent]) {
+      self.model = model
+      self.components = components
+    }
   }
 
-  var found: [Found] = []
-  var components: [PathComponent] = []
+  @usableFromInline var found: [Found] = []
+  @usableFromInline var components: [PathComponent] = []
 
   init() {}
 
   /// Visits a value statically known to hold models.
+  @inlinable
   public mutating func visit<V: ModelContainer>(_ value: V?) {
     value?._$visit(&self)
   }
 
   /// Visits a value that may hold models only through a generic parameter.
+  @inlinable
   public mutating func visit<V>(_ value: V?) {
     guard let value, let container = value as? any ModelContainer else { return }
     container._$visit(&self)
   }
 
   /// Reports a model. Called by `Model._$visit`.
+  @inlinable
   public mutating func found(_ model: some Model) {
     found.append(Found(model: model, components: components))
   }
 
   /// Runs `body` with one more path component pushed.
+  @inlinable
   public mutating func withComponent(_ component: PathComponent, _ body: (inout ModelVisitor) -> Void) {
     components.append(component)
     body(&self)

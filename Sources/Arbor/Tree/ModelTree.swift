@@ -6,23 +6,25 @@ import Dependencies
 @usableFromInline
 final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarded by `lock`
   @usableFromInline let lock = TreeLock()
+  /// The lock, unretained, for the hot paths.
+  var lockReference: Unmanaged<TreeLock> { Unmanaged.passUnretained(lock) }
   /// The root context. Weak: the root's model values and its anchor own it.
   weak var root: AnyModelContext?
   /// The revision of the last committed transaction that changed state.
-  var revision: UInt64
+  @exclusivity(unchecked) var revision: UInt64
   /// The dependencies the root was anchored with.
-  var dependencies: DependencyValues
+  @exclusivity(unchecked) var dependencies: DependencyValues
 
   /// Nesting of open transactions (explicit or implicit, one per write).
-  @usableFromInline var depth = 0
-  var changedInTransaction = false
-  var pendingChanges: [Change] = []
-  var pendingObservers: [AccessObserver] = []
-  var pendingActivations: [any Model] = []
-  var pendingDetached: [AnyModelContext] = []
+  @exclusivity(unchecked) @usableFromInline var depth = 0
+  @exclusivity(unchecked) var changedInTransaction = false
+  @exclusivity(unchecked) var pendingChanges: [Change] = []
+  @exclusivity(unchecked) var pendingObservers: [AccessObserver] = []
+  @exclusivity(unchecked) var pendingActivations: [any Model] = []
+  @exclusivity(unchecked) var pendingDetached: [AnyModelContext] = []
 
-  private var subscribers: [Int: AsyncStream<ChangeSet>.Continuation] = [:]
-  private var nextSubscriberID = 0
+  @exclusivity(unchecked) private var subscribers: [Int: ChangeSubscription] = [:]
+  @exclusivity(unchecked) private var nextSubscriberID = 0
   var isRecording: Bool { !subscribers.isEmpty }
 
   init(revision: UInt64 = 0, dependencies: DependencyValues) {
@@ -36,17 +38,18 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
 
   /// Ends the outermost transaction. Called with the lock held; the returned work must run
   /// after the lock is released.
-  func commit() -> PostCommitWork {
-    var work = PostCommitWork()
+  func commit() -> PostCommitWork? {
     if changedInTransaction {
       revision += 1
       if !subscribers.isEmpty {
         let changeSet = ChangeSet(revision: revision, changes: pendingChanges)
-        for continuation in subscribers.values { continuation.yield(changeSet) }
+        for subscription in subscribers.values { subscription.yield(changeSet) }
       }
       changedInTransaction = false
-      pendingChanges.removeAll(keepingCapacity: true)
+      if !pendingChanges.isEmpty { pendingChanges = [] }
     }
+    guard !pendingDetached.isEmpty || !pendingActivations.isEmpty || !pendingObservers.isEmpty else { return nil }
+    var work = PostCommitWork()
     if !pendingDetached.isEmpty {
       let detached = pendingDetached
       pendingDetached = []
@@ -89,28 +92,26 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
 
   /// Subscribes to committed change sets. Takes the lock.
   func subscribe() -> ChangeSets {
-    let (stream, continuation) = AsyncStream<ChangeSet>.makeStream(bufferingPolicy: .unbounded)
-    let start: UInt64 = lock.withLock {
+    lock.withLock {
       let id = nextSubscriberID
       nextSubscriberID += 1
-      subscribers[id] = continuation
-      continuation.onTermination = { [weak self] _ in
+      let subscription = ChangeSubscription { [weak self] in
         guard let self else { return }
         self.lock.withLock { _ = self.subscribers.removeValue(forKey: id) }
       }
-      return revision
+      subscribers[id] = subscription
+      return ChangeSets(startRevision: revision, handle: ChangeSets.Handle(subscription))
     }
-    return ChangeSets(startRevision: start, stream: stream)
   }
 
   /// Ends every subscription (the tree was torn down).
   func finishSubscribers() {
-    let continuations = lock.withLock {
+    let subscriptions = lock.withLock {
       let all = Array(subscribers.values)
       subscribers = [:]
       return all
     }
-    for continuation in continuations { continuation.finish() }
+    for subscription in subscriptions { subscription.finish() }
   }
 }
 

@@ -42,6 +42,21 @@ final class TreeLock: @unchecked Sendable {  // Sendable: the pthread mutex is t
   }
 }
 
+extension Unmanaged where Instance == TreeLock {
+  /// Takes the lock and returns it.
+  @inline(__always)
+  func locked() -> Unmanaged<TreeLock> {
+    _withUnsafeGuaranteedRef { $0.lock() }
+    return self
+  }
+
+  /// Releases the lock.
+  @usableFromInline @inline(__always)
+  func unlock() {
+    _withUnsafeGuaranteedRef { $0.unlock() }
+  }
+}
+
 /// Locks for models that are not anchored yet: a small fixed table, chosen by address.
 ///
 /// A model in its initial stage is nearly always used by one thread; striping keeps the
@@ -51,7 +66,7 @@ enum StripedLocks {
   static let locks: [TreeLock] = (0..<64).map { _ in TreeLock() }
 
   static func lock(for object: AnyObject) -> TreeLock {
-    let address = UInt(bitPattern: ObjectIdentifier(object).hashValue)
-    return locks[Int((address >> 4) & 63)]
+    let address = UInt(bitPattern: ObjectIdentifier(object))
+    return locks[Int((address >> 5) & 63)]
   }
 }

@@ -1,21 +1,53 @@
+// counterfact-tour: builds the CounterFact model tree, drives it the way a user would, and
+// prints every change set the tree commits: revision, path and new value.
+
 import Arbor
 import CounterFact
 
+/// A short, readable form of a changed value.
+func describe(_ value: any Sendable) -> String {
+  if let model = value as? any Model { return "\(type(of: model)) \(model.id)" }
+  if let optional = value as? FactPromptModel? {
+    return optional.map { "FactPromptModel(\($0.count): \"\($0.fact)\")" } ?? "nil"
+  }
+  if let string = value as? String { return "\"\(string)\"" }
+  return "\(value)"
+}
+
+func describe(_ change: Change) -> String {
+  switch change.operation {
+  case .set(let value): return "set    \(change.valuePath) = \(describe(value))"
+  case .insert(_, let value): return "insert \(change.valuePath) = \(describe(value))"
+  case .remove: return "remove \(change.valuePath)"
+  }
+}
+
 let (app, anchor) = AppModel().andAnchor()
-let changes = anchor.changeSets()
+let changeSets = anchor.changeSets()
+print("Anchored AppModel at revision \(changeSets.startRevision).")
+
+print("\nAdd two counters, count up, show a fact, then remove the first row:\n")
 app.addButtonTapped()
 app.addButtonTapped()
+app.counters[0].counter.incrementTapped()
 app.counters[1].counter.incrementTapped()
-app.showFact("1 is the loneliest number", for: 1)
+app.counters[1].counter.incrementTapped()
+app.showFact("2 is the only even prime.", for: app.counters[1].counter.count)
 app.node.transaction {
-  app.counters[0].counter.count = 5
-  app.counters[0].counter.count = 7
+  // One transaction: one revision, however many writes.
+  app.counters[0].counter.count = 10
+  app.counters[0].counter.decrementTapped()
 }
 app.removeButtonTapped(id: app.counters[0].id)
-print("sum", app.sum, "revision", anchor.revision, MemoryLayout<CounterModel>.size)
-var n = 0
-for await set in changes {
-  for c in set.changes { print(set.revision, c.valuePath, c.operation) }
-  n += 1
-  if n == Int(anchor.revision) { break }
+app.dismissFactTapped()
+
+// The subscription buffered every change set in commit order; print them.
+let finalRevision = anchor.revision
+for await changeSet in changeSets {
+  for change in changeSet.changes {
+    print("r\(changeSet.revision)  \(describe(change))")
+  }
+  if changeSet.revision == finalRevision { break }
 }
+print("\nRevision \(anchor.revision): \(app.counters.count) counter(s), sum \(app.sum).")
+print("The remaining counter lives at \(app.counters[0].counter.node.path!).")

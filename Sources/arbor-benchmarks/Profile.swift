@@ -1,0 +1,35 @@
+import Arbor
+
+/// Single workloads without timing, for running under a profiler such as
+/// `valgrind --tool=callgrind`: `arbor-benchmarks __profile writes 100000`.
+enum Profile {
+  static func run(_ workload: String, count: Int) {
+    switch workload {
+    case "writes":
+      let model = SmallModel().withAnchor()
+      for value in 1...count { model.value = value }
+    case "appends":
+      let models = (0..<count).map { _ in SmallModel() }
+      let root = RootModel().withAnchor()
+      for model in models { root.children.append(model) }
+    case "batches":
+      let models = (0..<count).map { _ in SmallModel() }
+      let root = RootModel().withAnchor()
+      var start = 0
+      while start < count {
+        let end = min(count, start + 1_000)
+        root.children.append(contentsOf: models[start..<end])
+        start = end
+      }
+    case "changes":
+      let root = RootModel().withAnchor()
+      root.children.append(contentsOf: (0..<100).map { _ in SmallModel() })
+      let target = root.children[98]
+      let changeSets = root.node.changeSets()!
+      for value in 1...count { target.value = value }
+      withExtendedLifetime(changeSets) {}
+    default:
+      print("unknown workload \(workload)")
+    }
+  }
+}
