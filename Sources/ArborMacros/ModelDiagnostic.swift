@@ -19,7 +19,7 @@ enum ModelDiagnostic: String, DiagnosticMessage {
     case .containerNotEnumOrStruct:
       return "@ModelContainer can only be applied to an enum or a struct"
     case .lazyProperty:
-      return "@Model does not support 'lazy' properties; use a computed property or node.memoize"
+      return "@Model does not support 'lazy' properties; use a computed property"
     case .propertyObservers:
       return "@Model does not support 'willSet'/'didSet'; observe the property with Observed in onActivate()"
     case .multipleBindings:

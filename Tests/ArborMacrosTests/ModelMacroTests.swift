@@ -459,7 +459,7 @@ struct ModelMacroDiagnosticTests {
       @Model struct Bad {
         lazy var cache = 0
         ┬─────────────────
-        ╰─ 🛑 @Model does not support 'lazy' properties; use a computed property or node.memoize
+        ╰─ 🛑 @Model does not support 'lazy' properties; use a computed property
         var watched = 0 {
         ╰─ 🛑 @Model does not support 'willSet'/'didSet'; observe the property with Observed in onActivate()
           didSet { print(watched) }

@@ -123,7 +123,8 @@ enum ParentLinks {
 /// Holds the child contexts strongly: a removed child stays alive until its deactivation
 /// has run, outside the tree lock.
 final class ChildTable {
-  var entries: [(property: Int, children: ContiguousArray<AnyModelContext>)] = []
+  // Guarded by the tree lock; Swift's dynamic exclusivity check would be redundant.
+  @exclusivity(unchecked) var entries: [(property: Int, children: ContiguousArray<AnyModelContext>)] = []
 
   func children(of property: Int) -> ContiguousArray<AnyModelContext> {
     for entry in entries where entry.property == property { return entry.children }

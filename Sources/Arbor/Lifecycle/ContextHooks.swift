@@ -1,8 +1,9 @@
 /// Closures attached to a model's lifetime: extra activation steps added with
 /// `withActivation`, and cancellation steps added with `node.onCancel`.
 final class ContextHooks {
-  var activations: [@Sendable (any Model) -> Void] = []
-  var cancellations: [@Sendable () -> Void] = []
+  // Guarded by the tree lock (or the stripe lock before anchoring).
+  @exclusivity(unchecked) var activations: [@Sendable (any Model) -> Void] = []
+  @exclusivity(unchecked) var cancellations: [@Sendable () -> Void] = []
 }
 
 extension AnyModelContext {
