@@ -74,16 +74,18 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
 
   @inlinable
   public func _$set<V: Sendable & ModelContainer>(_ property: Int, _ value: V, _ read: (M._$State) -> V?, _ write: (inout M._$State, V) -> Void) {
-    var scope = _beginWrite()
-    if _canWrite(property) {
-      write(&_state, value)
-      _didSetContainer(property, value, &scope)
-    }
-    _endWrite(scope)
+    setContainer(property, value, write)
+  }
+
+  /// Containers are compared by the identity of the models they hold, not by `==`; this
+  /// overload only settles which of the two above applies.
+  @inlinable
+  public func _$set<V: Sendable & ModelContainer & Equatable>(_ property: Int, _ value: V, _ read: (M._$State) -> V?, _ write: (inout M._$State, V) -> Void) {
+    setContainer(property, value, write)
   }
 
   @inlinable
-  public func _$set<V: Sendable & ModelContainer & Equatable>(_ property: Int, _ value: V, _ read: (M._$State) -> V?, _ write: (inout M._$State, V) -> Void) {
+  func setContainer<V: Sendable & ModelContainer>(_ property: Int, _ value: V, _ write: (inout M._$State, V) -> Void) {
     var scope = _beginWrite()
     if _canWrite(property) {
       write(&_state, value)
@@ -147,17 +149,16 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
 
   @inlinable
   public func _$endModify<V: Sendable & ModelContainer>(_ property: Int, _ access: inout _ModelModify<V>, _ write: (inout M._$State, V) -> Void) {
-    if access.writable {
-      write(&_state, access.value)
-      _didSetContainer(property, access.value, &access.scope)
-    } else {
-      write(&_state, access.original!)
-    }
-    _endWrite(access.scope)
+    endContainerModify(property, &access, write)
   }
 
   @inlinable
   public func _$endModify<V: Sendable & ModelContainer & Equatable>(_ property: Int, _ access: inout _ModelModify<V>, _ write: (inout M._$State, V) -> Void) {
+    endContainerModify(property, &access, write)
+  }
+
+  @inlinable
+  func endContainerModify<V: Sendable & ModelContainer>(_ property: Int, _ access: inout _ModelModify<V>, _ write: (inout M._$State, V) -> Void) {
     if access.writable {
       write(&_state, access.value)
       _didSetContainer(property, access.value, &access.scope)
