@@ -6,7 +6,7 @@
 SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 APT_PACKAGES := pkg-config
 
-.PHONY: run test build prerequisites benchmarks clean
+.PHONY: run test test-tsan build prerequisites benchmarks clean
 
 prerequisites:
 	@missing=""; \
@@ -29,8 +29,13 @@ build: prerequisites
 test: build
 	swift test $(SWIFT_BUILD_FLAGS) --skip-build
 
+# The whole suite under ThreadSanitizer, in its own build folder.
+test-tsan: prerequisites
+	swift build $(SWIFT_BUILD_FLAGS) --build-tests --sanitize=thread --scratch-path .build-tsan
+	swift test $(SWIFT_BUILD_FLAGS) --skip-build --sanitize=thread --scratch-path .build-tsan
+
 benchmarks: prerequisites
 	swift run $(SWIFT_BUILD_FLAGS) -c release arbor-benchmarks all
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-tsan
