@@ -4,6 +4,8 @@ final class ContextHooks {
   // Guarded by the tree lock (or the stripe lock before anchoring).
   @exclusivity(unchecked) var activations: [@Sendable (any Model) -> Void] = []
   @exclusivity(unchecked) var cancellations: [@Sendable () -> Void] = []
+  @exclusivity(unchecked) var cancellables: [CancellableEntry] = []
+  @exclusivity(unchecked) var nextCancellableID = 0
 }
 
 extension AnyModelContext {
@@ -22,9 +24,10 @@ extension AnyModelContext {
     for activation in activations { activation(model) }
   }
 
-  /// Cancels the model's work: runs its `onCancel` closures, newest first. Called without
-  /// the lock, parents before children.
+  /// Cancels the model's work: its tasks, then its `onCancel` closures, newest first.
+  /// Called without the lock, parents before children.
   final func deactivate() {
+    cancelEntries { _ in true }
     let cancellations: [@Sendable () -> Void] = withLock {
       let all = hooks?.cancellations ?? []
       hooks?.cancellations = []
