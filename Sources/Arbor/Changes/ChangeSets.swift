@@ -14,25 +14,9 @@ public struct ChangeSets: AsyncSequence, Sendable {
 
   /// The revision of the tree when the subscription began.
   public let startRevision: UInt64
-  let handle: Handle
+  let handle: SubscriptionHandle<ChangeSet>
 
-  /// Ends the subscription when released.
-  final class Handle: Sendable {
-    let subscription: ChangeSubscription
-    init(_ subscription: ChangeSubscription) { self.subscription = subscription }
-    deinit { subscription.terminate() }
-  }
-
-  public func makeAsyncIterator() -> Iterator {
-    Iterator(handle: handle)
-  }
-
-  /// Iterates the change sets in commit order.
-  public struct Iterator: AsyncIteratorProtocol {
-    let handle: Handle
-
-    public mutating func next() async -> ChangeSet? {
-      await handle.subscription.next()
-    }
+  public func makeAsyncIterator() -> SubscriptionIterator<ChangeSet> {
+    SubscriptionIterator(handle: handle)
   }
 }

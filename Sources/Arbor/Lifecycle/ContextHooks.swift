@@ -6,6 +6,7 @@ final class ContextHooks {
   @exclusivity(unchecked) var cancellations: [@Sendable () -> Void] = []
   @exclusivity(unchecked) var cancellables: [CancellableEntry] = []
   @exclusivity(unchecked) var nextCancellableID = 0
+  @exclusivity(unchecked) var eventListeners: [EventListener] = []
 }
 
 extension AnyModelContext {

@@ -14,6 +14,10 @@ public protocol Model: ModelContainer, Identifiable, Sendable {
   /// The stored state of the model. Generated.
   associatedtype _$State: Sendable
 
+  /// The model's own events, sent with `node.send(_:)` and received by ancestors with
+  /// `node.event(fromType:)`. Declare a nested `enum Event` to give a model events.
+  associatedtype Event: Sendable = Never
+
   /// The context holding this model's state. Generated.
   var _$modelContext: ModelContext<Self> { get }
 

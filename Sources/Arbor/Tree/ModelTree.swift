@@ -23,9 +23,11 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   @exclusivity(unchecked) var pendingActivations: [any Model] = []
   @exclusivity(unchecked) var pendingDetached: [AnyModelContext] = []
 
-  @exclusivity(unchecked) private var subscribers: [Int: ChangeSubscription] = [:]
+  @exclusivity(unchecked) private var subscribers: [Int: Subscription<ChangeSet>] = [:]
   @exclusivity(unchecked) private var nextSubscriberID = 0
   var isRecording: Bool { !subscribers.isEmpty }
+  @exclusivity(unchecked) private var eventSubscribers: [Int: Subscription<EmittedEvent>] = [:]
+  var hasEventSubscribers: Bool { !eventSubscribers.isEmpty }
 
   init(revision: UInt64 = 0, dependencies: DependencyValues) {
     self.revision = revision
@@ -95,23 +97,45 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
     lock.withLock {
       let id = nextSubscriberID
       nextSubscriberID += 1
-      let subscription = ChangeSubscription { [weak self] in
+      let subscription = Subscription<ChangeSet> { [weak self] in
         guard let self else { return }
         self.lock.withLock { _ = self.subscribers.removeValue(forKey: id) }
       }
       subscribers[id] = subscription
-      return ChangeSets(startRevision: revision, handle: ChangeSets.Handle(subscription))
+      return ChangeSets(startRevision: revision, handle: SubscriptionHandle(subscription))
     }
+  }
+
+  /// Subscribes to the events sent in the tree. Takes the lock.
+  func subscribeEvents() -> EmittedEvents {
+    lock.withLock {
+      let id = nextSubscriberID
+      nextSubscriberID += 1
+      let subscription = Subscription<EmittedEvent> { [weak self] in
+        guard let self else { return }
+        self.lock.withLock { _ = self.eventSubscribers.removeValue(forKey: id) }
+      }
+      eventSubscribers[id] = subscription
+      return EmittedEvents(handle: SubscriptionHandle(subscription))
+    }
+  }
+
+  /// Hands an event to the event subscribers.
+  func publish(_ event: EmittedEvent) {
+    let subscriptions = lock.withLock { Array(eventSubscribers.values) }
+    for subscription in subscriptions { subscription.yield(event) }
   }
 
   /// Ends every subscription (the tree was torn down).
   func finishSubscribers() {
-    let subscriptions = lock.withLock {
-      let all = Array(subscribers.values)
+    let (changes, events) = lock.withLock {
+      let all = (Array(subscribers.values), Array(eventSubscribers.values))
       subscribers = [:]
+      eventSubscribers = [:]
       return all
     }
-    for subscription in subscriptions { subscription.finish() }
+    for subscription in changes { subscription.finish() }
+    for subscription in events { subscription.finish() }
   }
 }
 

@@ -1,15 +1,15 @@
 import Synchronization
 
-/// The buffer between a tree's commits and one consumer of its change sets.
+/// The buffer between a producer (commits, event sends) and one consumer.
 ///
-/// Commits append under the tree lock (appending never runs consumer code); the consumer
-/// takes change sets in order. Unbounded: a consumer that stops reading keeps what it
-/// has not read.
-final class ChangeSubscription: Sendable {
+/// The producer appends, possibly under the tree lock: appending never runs consumer code.
+/// The consumer takes elements in order. Unbounded: a consumer that stops reading keeps
+/// what it has not read.
+final class Subscription<Element: Sendable>: Sendable {
   private struct State {
-    var buffer: [ChangeSet] = []
+    var buffer: [Element] = []
     var head = 0
-    var waiter: CheckedContinuation<ChangeSet?, Never>?
+    var waiter: CheckedContinuation<Element?, Never>?
     var finished = false
   }
 
@@ -22,22 +22,22 @@ final class ChangeSubscription: Sendable {
   }
 
   /// Delivers a change set. Called with the tree lock held.
-  func yield(_ changeSet: ChangeSet) {
-    let waiter: CheckedContinuation<ChangeSet?, Never>? = state.withLock {
+  func yield(_ element: Element) {
+    let waiter: CheckedContinuation<Element?, Never>? = state.withLock {
       guard !$0.finished else { return nil }
       if let waiter = $0.waiter {
         $0.waiter = nil
         return waiter
       }
-      $0.buffer.append(changeSet)
+      $0.buffer.append(element)
       return nil
     }
-    waiter?.resume(returning: changeSet)
+    waiter?.resume(returning: element)
   }
 
   /// Ends the subscription: the consumer gets what is buffered, then nil.
   func finish() {
-    let waiter: CheckedContinuation<ChangeSet?, Never>? = state.withLock {
+    let waiter: CheckedContinuation<Element?, Never>? = state.withLock {
       $0.finished = true
       let waiter = $0.waiter
       $0.waiter = nil
@@ -47,15 +47,15 @@ final class ChangeSubscription: Sendable {
   }
 
   /// The next change set, or nil once finished or when the consuming task is cancelled.
-  func next() async -> ChangeSet? {
+  func next() async -> Element? {
     if let ready = takeBuffered() { return ready }
     return await withTaskCancellationHandler {
-      await withCheckedContinuation { (continuation: CheckedContinuation<ChangeSet?, Never>) in
-        let immediate: ChangeSet?? = state.withLock {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
+        let immediate: Element?? = state.withLock {
           if $0.head < $0.buffer.count {
-            let changeSet = $0.buffer[$0.head]
+            let element = $0.buffer[$0.head]
             $0.head += 1
-            return .some(changeSet)
+            return .some(element)
           }
           if $0.finished || Task.isCancelled { return .some(nil) }
           $0.waiter = continuation
@@ -64,7 +64,7 @@ final class ChangeSubscription: Sendable {
         if let immediate { continuation.resume(returning: immediate) }
       }
     } onCancel: {
-      let waiter: CheckedContinuation<ChangeSet?, Never>? = state.withLock {
+      let waiter: CheckedContinuation<Element?, Never>? = state.withLock {
         let waiter = $0.waiter
         $0.waiter = nil
         return waiter
@@ -73,10 +73,10 @@ final class ChangeSubscription: Sendable {
     }
   }
 
-  private func takeBuffered() -> ChangeSet? {
+  private func takeBuffered() -> Element? {
     state.withLock {
       guard $0.head < $0.buffer.count else { return nil }
-      let changeSet = $0.buffer[$0.head]
+      let element = $0.buffer[$0.head]
       $0.head += 1
       if $0.head == $0.buffer.count {
         $0.buffer.removeAll(keepingCapacity: true)
@@ -85,7 +85,7 @@ final class ChangeSubscription: Sendable {
         $0.buffer.removeFirst($0.head)
         $0.head = 0
       }
-      return changeSet
+      return element
     }
   }
 

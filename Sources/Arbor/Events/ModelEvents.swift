@@ -1,0 +1,95 @@
+/// The events a model receives, filtered and mapped: what `node.event(of:)`,
+/// `node.event(ofType:)` and `node.event(fromType:)` return.
+///
+/// The listener is registered when the sequence is created, so an event sent right after
+/// `node.forEach(node.event(…))` is not missed. It is removed when the sequence and its
+/// iterators are gone.
+public struct ModelEvents<Element: Sendable>: AsyncSequence, Sendable {
+  let handle: SubscriptionHandle<EventDelivery>
+  let transform: @Sendable (EventDelivery) -> Element?
+
+  public func makeAsyncIterator() -> Iterator {
+    Iterator(base: SubscriptionIterator(handle: handle), transform: transform)
+  }
+
+  /// Iterates the matching events in the order they were sent.
+  public struct Iterator: AsyncIteratorProtocol {
+    var base: SubscriptionIterator<EventDelivery>
+    let transform: @Sendable (EventDelivery) -> Element?
+
+    public mutating func next() async -> Element? {
+      while let delivery = await base.next() {
+        if let element = transform(delivery) { return element }
+      }
+      return nil
+    }
+  }
+}
+
+extension ModelNode {
+  /// Sends `event` to the models `relation` reaches from this one: by default the model
+  /// itself and its ancestors. Each receiver gets it once.
+  ///
+  /// ```swift
+  /// func logoutTapped() { node.send(AppEvent.logout) }
+  /// ```
+  public func send(_ event: some Sendable, to relation: ModelRelation = [.self, .ancestors]) {
+    context.send(event, from: model, to: relation)
+  }
+
+  /// Sends one of the model's own events. See ``send(_:to:)``.
+  ///
+  /// ```swift
+  /// @Model struct RowModel {
+  ///   enum Event { case removeTapped }
+  ///   func removeTapped() { node.send(.removeTapped) }
+  /// }
+  /// ```
+  public func send(_ event: M.Event, to relation: ModelRelation = [.self, .ancestors]) {
+    context.send(event, from: model, to: relation)
+  }
+
+  /// The events equal to `value` that reach this model.
+  ///
+  /// ```swift
+  /// node.forEach(node.event(of: AppEvent.logout)) { user = nil }
+  /// ```
+  public func event<E: Sendable & Equatable>(of value: E) -> ModelEvents<Void> {
+    events { ($0.event as? E) == value ? () : nil }
+  }
+
+  /// The events of type `type` that reach this model.
+  public func event<E: Sendable>(ofType type: E.Type) -> ModelEvents<E> {
+    events { $0.event as? E }
+  }
+
+  /// The events of `Child`'s own `Event` type that reach this model, each with the model
+  /// that sent it.
+  ///
+  /// ```swift
+  /// node.forEach(node.event(fromType: CounterRowModel.self)) { event, row in
+  ///   switch event { case .removeTapped: counters.removeAll { $0.id == row.id } }
+  /// }
+  /// ```
+  public func event<Child: Model>(fromType type: Child.Type) -> ModelEvents<(Child.Event, Child)> {
+    events { delivery in
+      guard let event = delivery.event as? Child.Event, let source = delivery.source as? Child else { return nil }
+      return (event, source)
+    }
+  }
+
+  private func events<Element: Sendable>(_ transform: @escaping @Sendable (EventDelivery) -> Element?) -> ModelEvents<Element> {
+    let listener = context.addEventListener()
+    return ModelEvents(handle: SubscriptionHandle(listener.subscription), transform: transform)
+  }
+
+  /// Subscribes to every event sent in this model's tree, from now on; nil before anchoring.
+  public func emittedEvents() -> EmittedEvents? {
+    context.tree?.subscribeEvents()
+  }
+}
+
+extension ModelAnchor {
+  /// Subscribes to every event sent in the tree, from now on.
+  public func events() -> EmittedEvents { tree.subscribeEvents() }
+}
