@@ -19,7 +19,7 @@ extension ModelMacro {
     var assignments: [String] = []
     for member in declaration.memberBlock.members {
       guard let variable = member.decl.as(VariableDeclSyntax.self), !variable.isStatic, !variable.isComputed,
-        !variable.isLazy
+        !variable.isLazy, !variable.hasAttribute(named: "ModelDependency")
       else { continue }
       for binding in variable.bindings {
         guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.trimmed else { continue }

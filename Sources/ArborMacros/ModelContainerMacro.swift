@@ -97,3 +97,27 @@ public struct ModelIgnoredMacro: PeerMacro {
     []
   }
 }
+
+/// `@ModelDependency`: a computed property reading the dependency keyed by its type.
+public struct ModelDependencyMacro: AccessorMacro {
+  public static func expansion(
+    of node: AttributeSyntax,
+    providingAccessorsOf declaration: some DeclSyntaxProtocol,
+    in context: some MacroExpansionContext
+  ) throws -> [AccessorDeclSyntax] {
+    guard let variable = declaration.as(VariableDeclSyntax.self),
+      let type = variable.bindings.first?.typeAnnotation?.type.trimmed
+    else {
+      context.diagnose(
+        Diagnostic(node: node, message: CustomDiagnostic(message: "@ModelDependency needs the dependency's type: write '@ModelDependency var name: Type'")))
+      return []
+    }
+    return [
+      """
+      get {
+        node[\(type).self]
+      }
+      """
+    ]
+  }
+}

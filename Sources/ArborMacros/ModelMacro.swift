@@ -97,7 +97,7 @@ extension ModelMacro: MemberMacro {
   private static func diagnoseUnsupportedProperties(in declaration: StructDeclSyntax, context: some MacroExpansionContext) {
     for member in declaration.memberBlock.members {
       guard let variable = member.decl.as(VariableDeclSyntax.self), variable.isVar, !variable.isStatic,
-        !variable.hasAttribute(named: "ModelIgnored")
+        !variable.hasAttribute(named: "ModelIgnored"), !variable.hasAttribute(named: "ModelDependency")
       else { continue }
       if variable.isLazy {
         context.diagnose(Diagnostic(node: variable, message: ModelDiagnostic.lazyProperty))

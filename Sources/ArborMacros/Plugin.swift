@@ -8,5 +8,6 @@ struct ArborMacrosPlugin: CompilerPlugin {
     ModelTrackedMacro.self,
     ModelContainerMacro.self,
     ModelIgnoredMacro.self,
+    ModelDependencyMacro.self,
   ]
 }

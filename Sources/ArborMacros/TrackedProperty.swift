@@ -86,7 +86,7 @@ extension DeclGroupSyntax {
     memberBlock.members.compactMap { member in
       guard let variable = member.decl.as(VariableDeclSyntax.self),
         variable.isVar, !variable.isStatic, !variable.isLazy, !variable.isComputed, !variable.hasObservers,
-        !variable.hasAttribute(named: "ModelIgnored"),
+        !variable.hasAttribute(named: "ModelIgnored"), !variable.hasAttribute(named: "ModelDependency"),
         variable.bindings.count == 1,
         let binding = variable.bindings.first,
         let pattern = binding.pattern.as(IdentifierPatternSyntax.self)

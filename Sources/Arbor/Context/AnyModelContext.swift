@@ -99,7 +99,9 @@ public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded
       case .index(let index): reversed.append(.index(index))
       case .components(let components): reversed.append(contentsOf: components.reversed())
       }
-      reversed.append(.property(link.parent.propertyName(link.property)))
+      if link.property != dependencyProperty {
+        reversed.append(.property(link.parent.propertyName(link.property)))
+      }
       context = link.parent
       steps += 1
       if steps > 100_000 { return nil }  // a cycle of models: not a tree

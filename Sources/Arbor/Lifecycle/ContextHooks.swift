@@ -1,3 +1,5 @@
+import Dependencies
+
 /// Closures attached to a model's lifetime: extra activation steps added with
 /// `withActivation`, and cancellation steps added with `node.onCancel`.
 final class ContextHooks {
@@ -7,6 +9,8 @@ final class ContextHooks {
   @exclusivity(unchecked) var cancellables: [CancellableEntry] = []
   @exclusivity(unchecked) var nextCancellableID = 0
   @exclusivity(unchecked) var eventListeners: [EventListener] = []
+  @exclusivity(unchecked) var dependencyOverride: (@Sendable (inout DependencyValues) -> Void)?
+  @exclusivity(unchecked) var resolvedDependencies: DependencyValues?
 }
 
 extension AnyModelContext {

@@ -36,3 +36,15 @@ public macro _ModelTracked(_ index: Int) = #externalMacro(module: "ArborMacros",
 /// model's state. Rarely what you want.
 @attached(peer)
 public macro ModelIgnored() = #externalMacro(module: "ArborMacros", type: "ModelIgnoredMacro")
+
+/// Reads a dependency through the model's node: the property's type is the dependency's
+/// key.
+///
+/// ```swift
+/// @Model struct CounterModel {
+///   @ModelDependency var factClient: FactClient
+///   func load() async throws -> String { try await factClient.fetch(1) }
+/// }
+/// ```
+@attached(accessor, names: named(get))
+public macro ModelDependency() = #externalMacro(module: "ArborMacros", type: "ModelDependencyMacro")

@@ -1,3 +1,4 @@
+import Dependencies
 import ConcurrencyExtras
 
 extension ModelNode {
@@ -28,6 +29,7 @@ extension ModelNode {
     let inheritable = CancellationScope.inheritable
     let ownKeys = entry.keys
     let handle = Cancellable.Entry(entry)
+    let dependencies = context.resolvedDependencies()
     let task = Task(priority: priority) {
       // Inside the task, the ids of `cancellationContext` scopes around its creation no longer
       // apply to new work (task-locals would carry them); nested work opts in with
@@ -35,7 +37,12 @@ extension ModelNode {
       await CancellationScope.$keys.withValue([]) {
         await CancellationScope.$inheritable.withValue(inheritable + ownKeys) {
           do {
-            try await operation()
+            // `@Dependency` inside the task sees the model's dependencies.
+            try await withDependencies {
+              $0 = dependencies
+            } operation: {
+              try await operation()
+            }
           } catch {
             handleError(error)
           }

@@ -11,6 +11,7 @@
 ///   }
 /// }
 /// ```
+@dynamicMemberLookup
 public struct ModelNode<M: Model>: Sendable {
   let model: M
 

@@ -22,6 +22,8 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   @exclusivity(unchecked) var pendingObservers: [AccessObserver] = []
   @exclusivity(unchecked) var pendingActivations: [any Model] = []
   @exclusivity(unchecked) var pendingDetached: [AnyModelContext] = []
+  /// This tree's instances of models used as dependencies.
+  @exclusivity(unchecked) var dependencyModels: [DependencyModelKey: any Model] = [:]
 
   @exclusivity(unchecked) private var subscribers: [Int: Subscription<ChangeSet>] = [:]
   @exclusivity(unchecked) private var nextSubscriberID = 0
