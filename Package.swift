@@ -48,7 +48,11 @@ let package = Package(
     // Examples are real programs: a model library plus an executable.
     .target(
       name: "CounterFact",
-      dependencies: ["Arbor"],
+      dependencies: [
+        "Arbor",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ],
       path: "Examples/CounterFact/Sources/CounterFact"
     ),
     .executableTarget(
@@ -57,10 +61,19 @@ let package = Package(
       path: "Examples/CounterFact/Sources/counterfact-tour"
     ),
     .testTarget(
+      name: "CounterFactTests",
+      dependencies: [
+        "CounterFact",
+        "Arbor",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ],
+      path: "Examples/CounterFact/Tests/CounterFactTests"
+    ),
+    .testTarget(
       name: "ArborTests",
       dependencies: [
         "Arbor",
-        "CounterFact",
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),

@@ -93,3 +93,44 @@ struct ModelContainerMacroTests {
     }
   }
 }
+
+@Suite(.macros(["ModelDependency": ModelDependencyMacro.self], record: .never))
+struct ModelDependencyMacroTests {
+  @Test func readsTheDependencyKeyedByTheDeclaredType() {
+    assertMacro {
+      """
+      struct CounterModel {
+        @ModelDependency var factClient: FactClient
+      }
+      """
+    } expansion: {
+      """
+      struct CounterModel {
+        var factClient: FactClient {
+          get {
+            node[FactClient.self]
+          }
+        }
+      }
+      """
+    }
+  }
+
+  @Test func needsAType() {
+    assertMacro {
+      """
+      struct CounterModel {
+        @ModelDependency var factClient = FactClient()
+      }
+      """
+    } diagnostics: {
+      """
+      struct CounterModel {
+        @ModelDependency var factClient = FactClient()
+        ┬───────────────
+        ╰─ 🛑 @ModelDependency needs the dependency's type: write '@ModelDependency var name: Type'
+      }
+      """
+    }
+  }
+}

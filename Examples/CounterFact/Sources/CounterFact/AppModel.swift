@@ -1,6 +1,9 @@
 import Arbor
 
 /// The root: a list of counter rows and an optional fact prompt.
+///
+/// Children report to it with events rather than closures, so that the wiring is made
+/// again by `onActivate` whenever the tree is built, including from a saved state.
 @Model public struct AppModel {
   public var counters: [CounterRowModel] = []
   public var factPrompt: FactPromptModel? = nil
@@ -15,16 +18,33 @@ import Arbor
     counters.reduce(0) { $0 + $1.counter.count }
   }
 
+  public func onActivate() {
+    node.forEach(node.event(fromType: CounterModel.self)) { event, _ in
+      switch event {
+      case .factLoaded(let count, let fact):
+        factPrompt = FactPromptModel(count: count, fact: fact)
+      }
+    }
+    node.forEach(node.event(fromType: CounterRowModel.self)) { event, row in
+      switch event {
+      case .removeTapped:
+        counters.removeAll { $0.id == row.id }
+      }
+    }
+    node.forEach(node.event(fromType: FactPromptModel.self)) { event, _ in
+      switch event {
+      case .dismissTapped:
+        factPrompt = nil
+      }
+    }
+  }
+
   public func addButtonTapped() {
     counters.append(CounterRowModel())
   }
 
   public func removeButtonTapped(id: CounterRowModel.ID) {
     counters.removeAll { $0.id == id }
-  }
-
-  public func showFact(_ fact: String, for count: Int) {
-    factPrompt = FactPromptModel(count: count, fact: fact)
   }
 
   public func dismissFactTapped() {

@@ -1,8 +1,18 @@
 import Arbor
 
-/// One counter: a count and the buttons that change it.
+/// One counter: a count, the buttons that change it, and a button that fetches a fact
+/// about the count.
 @Model public struct CounterModel {
+  /// What a counter tells its ancestors.
+  public enum Event: Sendable, Equatable {
+    /// A fact about `count` arrived.
+    case factLoaded(count: Int, fact: String)
+  }
+
   public var count = 0
+  public var alert: Alert? = nil
+  public var isLoadingFact = false
+  @ModelDependency var factClient: FactClient
 
   public init(count: Int = 0) {
     self.count = count
@@ -10,4 +20,24 @@ import Arbor
 
   public func incrementTapped() { count += 1 }
   public func decrementTapped() { count -= 1 }
+
+  /// Fetches a fact about the current count. The fetch is tied to the counter's life: it
+  /// is cancelled if the counter is removed. Tapping again replaces a fetch in flight.
+  public func factButtonTapped() {
+    let count = self.count
+    isLoadingFact = true
+    node.task {
+      let fact = try await factClient.fetch(count)
+      isLoadingFact = false
+      node.send(.factLoaded(count: count, fact: fact))
+    } catch: { error in
+      isLoadingFact = false
+      if !(error is CancellationError) {
+        alert = Alert(title: "Error", message: "Couldn't load a fact about \(count).")
+      }
+    }
+    .cancelInFlight()
+  }
+
+  public func alertDismissed() { alert = nil }
 }

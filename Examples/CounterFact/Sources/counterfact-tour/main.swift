@@ -1,5 +1,8 @@
 // counterfact-tour: builds the CounterFact model tree, drives it the way a user would, and
 // prints every change set the tree commits: revision, path and new value.
+//
+// Facts come from a local FactClient so that the tour runs offline; the example's live
+// client asks numbersapi.com.
 
 import Arbor
 import CounterFact
@@ -7,9 +10,6 @@ import CounterFact
 /// A short, readable form of a changed value.
 func describe(_ value: any Sendable) -> String {
   if let model = value as? any Model { return "\(type(of: model)) \(model.id)" }
-  if let optional = value as? FactPromptModel? {
-    return optional.map { "FactPromptModel(\($0.count): \"\($0.fact)\")" } ?? "nil"
-  }
   if let string = value as? String { return "\"\(string)\"" }
   return "\(value)"
 }
@@ -22,24 +22,33 @@ func describe(_ change: Change) -> String {
   }
 }
 
-let (app, anchor) = AppModel().andAnchor()
+/// Waits until `condition` holds, observing exactly what it reads.
+func waitUntil(_ condition: @escaping @Sendable () -> Bool) async {
+  for await holds in Observed(condition) where holds { return }
+}
+
+let offlineFacts = FactClient { number in "\(number) is the number of this fact." }
+let (app, anchor) = AppModel().andAnchor { $0.factClient = offlineFacts }
 let changeSets = anchor.changeSets()
 print("Anchored AppModel at revision \(changeSets.startRevision).")
 
-print("\nAdd two counters, count up, show a fact, then remove the first row:\n")
+print("\nAdd two counters, count up, fetch a fact, then remove the first row:\n")
 app.addButtonTapped()
 app.addButtonTapped()
 app.counters[0].counter.incrementTapped()
 app.counters[1].counter.incrementTapped()
 app.counters[1].counter.incrementTapped()
-app.showFact("2 is the only even prime.", for: app.counters[1].counter.count)
+app.counters[1].counter.factButtonTapped()
+await waitUntil { app.factPrompt != nil }
 app.node.transaction {
   // One transaction: one revision, however many writes.
   app.counters[0].counter.count = 10
   app.counters[0].counter.decrementTapped()
 }
-app.removeButtonTapped(id: app.counters[0].id)
-app.dismissFactTapped()
+app.counters[0].removeButtonTapped()
+await waitUntil { app.counters.count == 1 }
+app.factPrompt?.dismissTapped()
+await waitUntil { app.factPrompt == nil }
 
 // The subscription buffered every change set in commit order; print them.
 let finalRevision = anchor.revision
@@ -49,5 +58,6 @@ for await changeSet in changeSets {
   }
   if changeSet.revision == finalRevision { break }
 }
+
 print("\nRevision \(anchor.revision): \(app.counters.count) counter(s), sum \(app.sum).")
 print("The remaining counter lives at \(app.counters[0].counter.node.path!).")
