@@ -18,3 +18,17 @@ import Observation
   var value = 0
   var label = ""
 }
+
+/// A three-level tree for event delivery: a root, branches, leaves.
+@Model struct EventRoot {
+  var branches: [EventBranch] = []
+}
+
+@Model struct EventBranch {
+  var leaves: [EventLeaf] = []
+}
+
+@Model struct EventLeaf {
+  enum Event: Sendable { case tick }
+  var value = 0
+}

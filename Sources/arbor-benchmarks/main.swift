@@ -5,6 +5,7 @@ import Foundation
 //
 //   swift run -c release arbor-benchmarks core           full sizes
 //   swift run -c release arbor-benchmarks core --quick   a tenth of the work
+//   swift run -c release arbor-benchmarks runtime        events and tasks
 //   swift run -c release arbor-benchmarks all
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -24,9 +25,14 @@ if arguments.first == "__profile", arguments.count == 3, let count = Int(argumen
 print("# arbor-benchmarks \(selected.joined(separator: " "))\(quick ? " (quick)" : "")")
 for suite in selected {
   switch suite {
-  case "core", "all":
+  case "core":
     await CoreBenchmarks(divisor: quick ? 10 : 1).run()
+  case "runtime":
+    await RuntimeBenchmarks(divisor: quick ? 10 : 1).run()
+  case "all":
+    await CoreBenchmarks(divisor: quick ? 10 : 1).run()
+    await RuntimeBenchmarks(divisor: quick ? 10 : 1).run()
   default:
-    print("unknown suite '\(suite)'; known: core, all")
+    print("unknown suite '\(suite)'; known: core, runtime, all")
   }
 }

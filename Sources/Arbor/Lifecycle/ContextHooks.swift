@@ -6,7 +6,7 @@ final class ContextHooks {
   // Guarded by the tree lock (or the stripe lock before anchoring).
   @exclusivity(unchecked) var activations: [@Sendable (any Model) -> Void] = []
   @exclusivity(unchecked) var cancellations: [@Sendable () -> Void] = []
-  @exclusivity(unchecked) var cancellables: [CancellableEntry] = []
+  @exclusivity(unchecked) var cancellables: [Int: CancellableEntry] = [:]
   @exclusivity(unchecked) var nextCancellableID = 0
   @exclusivity(unchecked) var eventListeners: [EventListener] = []
   @exclusivity(unchecked) var dependencyOverride: (@Sendable (inout DependencyValues) -> Void)?

@@ -31,7 +31,7 @@ public struct Cancellable: Sendable {
   /// Cancels the work now.
   public func cancel() {
     guard let context, let entry else { return }
-    context.cancelEntries { $0 === entry.value }
+    context.cancel(entry.value)
   }
 
   /// Gives the work an id: `node.cancelAll(for: id)` cancels it. With `cancelInFlight`,

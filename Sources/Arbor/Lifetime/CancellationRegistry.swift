@@ -23,7 +23,7 @@ extension AnyModelContext {
       let hooks = ensureHooks
       hooks.nextCancellableID += 1
       let entry = CancellableEntry(id: hooks.nextCancellableID, keys: keys)
-      hooks.cancellables.append(entry)
+      hooks.cancellables[entry.id] = entry
       return entry
     }
   }
@@ -41,8 +41,18 @@ extension AnyModelContext {
   /// Forgets finished work.
   final func unregister(_ entry: CancellableEntry) {
     withLock {
-      hooks?.cancellables.removeAll { $0 === entry }
+      _ = hooks?.cancellables.removeValue(forKey: entry.id)
     }
+  }
+
+  /// Cancels one entry, outside the lock.
+  final func cancel(_ entry: CancellableEntry) {
+    let task: Task<Void, Never>? = withLock {
+      guard hooks?.cancellables.removeValue(forKey: entry.id) != nil else { return nil }
+      entry.isCancelled = true
+      return entry.task
+    }
+    task?.cancel()
   }
 
   /// Cancels the entries `selecting` picks, outside the lock. Returns how many.
@@ -51,11 +61,10 @@ extension AnyModelContext {
     let tasks: [Task<Void, Never>?] = withLock {
       guard let hooks else { return [] }
       var picked: [Task<Void, Never>?] = []
-      hooks.cancellables.removeAll { entry in
-        guard selecting(entry) else { return false }
+      for (id, entry) in hooks.cancellables where selecting(entry) {
         entry.isCancelled = true
         picked.append(entry.task)
-        return true
+        hooks.cancellables.removeValue(forKey: id)
       }
       return picked
     }
