@@ -97,29 +97,30 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   /// Subscribes to committed change sets. Takes the lock.
   func subscribe() -> ChangeSets {
     lock.withLock {
-      let id = nextSubscriberID
-      nextSubscriberID += 1
-      let subscription = Subscription<ChangeSet> { [weak self] in
-        guard let self else { return }
-        self.lock.withLock { _ = self.subscribers.removeValue(forKey: id) }
-      }
-      subscribers[id] = subscription
-      return ChangeSets(startRevision: revision, handle: SubscriptionHandle(subscription))
+      ChangeSets(startRevision: revision, handle: register(in: \.subscribers))
     }
   }
 
   /// Subscribes to the events sent in the tree. Takes the lock.
   func subscribeEvents() -> EmittedEvents {
     lock.withLock {
-      let id = nextSubscriberID
-      nextSubscriberID += 1
-      let subscription = Subscription<EmittedEvent> { [weak self] in
-        guard let self else { return }
-        self.lock.withLock { _ = self.eventSubscribers.removeValue(forKey: id) }
-      }
-      eventSubscribers[id] = subscription
-      return EmittedEvents(handle: SubscriptionHandle(subscription))
+      EmittedEvents(handle: register(in: \.eventSubscribers))
     }
+  }
+
+  /// Adds a subscription to one of the subscriber tables; releasing the returned handle
+  /// removes it. Lock held.
+  private func register<Element>(
+    in table: ReferenceWritableKeyPath<ModelTree, [Int: Subscription<Element>]> & Sendable
+  ) -> SubscriptionHandle<Element> {
+    let id = nextSubscriberID
+    nextSubscriberID += 1
+    let subscription = Subscription<Element> { [weak self] in
+      guard let self else { return }
+      self.lock.withLock { _ = self[keyPath: table].removeValue(forKey: id) }
+    }
+    self[keyPath: table][id] = subscription
+    return SubscriptionHandle(subscription)
   }
 
   /// Hands an event to the event subscribers.

@@ -89,14 +89,20 @@ func makeStations(_ log: EventLog) -> (Station, ModelAnchor<Station>) {
     _ = anchor
   }
 
-  @Test func aSharedModelsEventReachesEachReceiverOnce() async {
-    let log = EventLog()
+  /// The stations with one more station held under both `a` and `b`.
+  func makeStationsWithSharedChild(_ log: EventLog) -> (Station, Station, ModelAnchor<Station>) {
     let (root, anchor) = makeStations(log)
     let shared = Station("shared", log: log)
     root.node.transaction {
       root.stations[0].stations.append(shared)
       root.stations[1].stations.append(shared)
     }
+    return (root, shared, anchor)
+  }
+
+  @Test func aSharedModelsEventReachesEachReceiverOnce() async {
+    let log = EventLog()
+    let (_, shared, anchor) = makeStationsWithSharedChild(log)
     shared.node.send(Ping.ping)
     #expect(await received(log, count: 4) == ["a got ping", "b got ping", "root got ping", "shared got ping"])
     _ = anchor
@@ -104,12 +110,7 @@ func makeStations(_ log: EventLog) -> (Station, ModelAnchor<Station>) {
 
   @Test func aSharedModelReceivesAnEventOnce() async {
     let log = EventLog()
-    let (root, anchor) = makeStations(log)
-    let shared = Station("shared", log: log)
-    root.node.transaction {
-      root.stations[0].stations.append(shared)
-      root.stations[1].stations.append(shared)
-    }
+    let (root, _, anchor) = makeStationsWithSharedChild(log)
     root.node.send(Ping.pong, to: .descendants)
     #expect(await received(log, count: 4) == ["a got pong", "a1 got pong", "b got pong", "shared got pong"])
     _ = anchor
