@@ -47,29 +47,42 @@ extension AnyModelContext {
 
   /// Cancels one entry, outside the lock.
   final func cancel(_ entry: CancellableEntry) {
-    let task: Task<Void, Never>? = withLock {
-      guard hooks?.cancellables.removeValue(forKey: entry.id) != nil else { return nil }
+    let tasks: [Task<Void, Never>] = withLock {
+      guard hooks?.cancellables.removeValue(forKey: entry.id) != nil else { return [] }
       entry.isCancelled = true
-      return entry.task
+      return deferInsideTransaction(entry.task.map { [$0] } ?? [])
     }
-    task?.cancel()
+    for task in tasks { task.cancel() }
   }
 
   /// Cancels the entries `selecting` picks, outside the lock. Returns how many.
   @discardableResult
   final func cancelEntries(where selecting: (CancellableEntry) -> Bool) -> Int {
-    let tasks: [Task<Void, Never>?] = withLock {
-      guard let hooks else { return [] }
-      var picked: [Task<Void, Never>?] = []
+    let (tasks, count): ([Task<Void, Never>], Int) = withLock {
+      guard let hooks else { return ([], 0) }
+      var picked: [Task<Void, Never>] = []
+      var count = 0
       for (id, entry) in hooks.cancellables where selecting(entry) {
         entry.isCancelled = true
-        picked.append(entry.task)
+        if let task = entry.task { picked.append(task) }
         hooks.cancellables.removeValue(forKey: id)
+        count += 1
       }
-      return picked
+      return (deferInsideTransaction(picked), count)
     }
-    for task in tasks { task?.cancel() }
-    return tasks.count
+    for task in tasks { task.cancel() }
+    return count
+  }
+
+  /// Cancelling runs the tasks' cancellation handlers (user code) on this thread. Inside a
+  /// transaction this thread holds the tree lock, so the cancellation waits for the
+  /// commit. Lock held; returns what may be cancelled now.
+  final func deferInsideTransaction(_ tasks: [Task<Void, Never>]) -> [Task<Void, Never>] {
+    guard !tasks.isEmpty, let tree, tree.depth > 0 else { return tasks }
+    // The lock is recursive and held here, so a depth above zero is this thread's own
+    // transaction.
+    tree.pendingCancellations.append(contentsOf: tasks)
+    return []
   }
 
   /// Adds `key` to an entry; with `cancelInFlight`, first cancels the other entries that

@@ -6,7 +6,7 @@ import Synchronization
 /// consumer runs again is one wake-up. Its own state is guarded by `state`, a mutex that is
 /// never held while a tree lock is taken.
 @usableFromInline
-final class AccessObserver: @unchecked Sendable {  // Sendable: `state` is a Mutex; `registrations` is only touched by the observing task, under `registrationsLock`
+final class AccessObserver: Sendable {
   private struct State {
     var dirty = false
     var waiter: CheckedContinuation<Void, Never>?

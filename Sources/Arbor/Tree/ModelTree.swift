@@ -22,6 +22,8 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   @exclusivity(unchecked) var pendingObservers: [AccessObserver] = []
   @exclusivity(unchecked) var pendingActivations: [any Model] = []
   @exclusivity(unchecked) var pendingDetached: [AnyModelContext] = []
+  /// Tasks cancelled inside a transaction, cancelled once it has committed.
+  @exclusivity(unchecked) var pendingCancellations: [Task<Void, Never>] = []
   /// This tree's instances of models used as dependencies.
   @exclusivity(unchecked) var dependencyModels: [DependencyModelKey: any Model] = [:]
 
@@ -52,8 +54,14 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
       changedInTransaction = false
       if !pendingChanges.isEmpty { pendingChanges = [] }
     }
-    guard !pendingDetached.isEmpty || !pendingActivations.isEmpty || !pendingObservers.isEmpty else { return nil }
+    guard !pendingDetached.isEmpty || !pendingActivations.isEmpty || !pendingObservers.isEmpty
+      || !pendingCancellations.isEmpty
+    else { return nil }
     var work = PostCommitWork()
+    if !pendingCancellations.isEmpty {
+      work.cancellations = pendingCancellations
+      pendingCancellations = []
+    }
     if !pendingDetached.isEmpty {
       let detached = pendingDetached
       pendingDetached = []
@@ -142,14 +150,17 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   }
 }
 
-/// What a commit leaves to do once the lock is released: cancel the work of removed
-/// models (parents first), activate new ones (parents first), wake observers.
+/// What a commit leaves to do once the lock is released: cancel tasks cancelled during the
+/// transaction, cancel the work of removed models (parents first), activate new ones
+/// (parents first), wake observers.
 struct PostCommitWork {
+  var cancellations: [Task<Void, Never>] = []
   var deactivations: [AnyModelContext] = []
   var activations: [any Model] = []
   var observers: [AccessObserver] = []
 
   func run() {
+    for task in cancellations { task.cancel() }
     for context in deactivations { context.deactivate() }
     for model in activations { model._$anyContext.activate(model) }
     for observer in observers { observer.notify() }

@@ -156,6 +156,18 @@ func eventually(_ condition: @Sendable () -> Bool, timeout: Duration = .seconds(
     #expect(await eventually { log.all == ["cancelled inheriting"] })
   }
 
+  @Test func cancellingInsideATransactionWaitsForTheCommit() async {
+    let log = EventLog()
+    let worker = Worker(log: log).withAnchor()
+    worker.start("inside").cancel(for: "job")
+    try? await Task.sleep(for: .milliseconds(20))
+    worker.node.transaction {
+      worker.node.cancelAll(for: "job")
+      log.append("transaction body ends")
+    }
+    #expect(await eventually { log.all == ["transaction body ends", "cancelled inside"] })
+  }
+
   @Test func workOnADestructedModelDoesNotRun() async {
     let log = EventLog()
     let (crew, anchor) = Crew(log: log).andAnchor()
