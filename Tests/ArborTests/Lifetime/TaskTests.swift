@@ -11,6 +11,12 @@ func eventually(_ condition: @Sendable () -> Bool, timeout: Duration = .seconds(
   return true
 }
 
+/// A weak reference, for counting what is still alive.
+struct Weak<Object: AnyObject> {
+  weak var value: Object?
+  init(_ value: Object) { self.value = value }
+}
+
 /// A model whose work the tests drive.
 @Model struct Worker {
   var value = 0
@@ -64,27 +70,31 @@ func eventually(_ condition: @Sendable () -> Bool, timeout: Duration = .seconds(
     #expect(await eventually { worker._$modelContext.withLock { worker._$modelContext.hooks?.cancellables.isEmpty ?? true } })
   }
 
-  @Test func removingAModelCancelsItsSuspendedTasksRunsTheirCatchAndLeaksNothing() async {
+  @Test func removingModelsCancelsTheirSuspendedTasksRunsTheirCatchAndLeavesNoContextAlive() async {
     let log = EventLog()
     let (crew, anchor) = Crew(log: log).andAnchor()
-    weak var weakContext: ModelContext<Worker>?
+    let count = 20
+    var contexts: [Weak<ModelContext<Worker>>] = []
     do {
-      let worker = Worker(log: log)
-      weakContext = worker._$modelContext
-      crew.workers.append(worker)
-      worker.sleepy("w")
-      worker.node.onCancel { log.append("cleanup w") }
-      #expect(await eventually { log.all.contains("started w") })
+      let workers = (0..<count).map { _ in Worker(log: log) }
+      contexts = workers.map { Weak($0._$modelContext) }
+      crew.workers = workers
+      for (index, worker) in workers.enumerated() {
+        worker.sleepy("w\(index)")
+        worker.node.forEach(Observed { worker.value }) { _ in }
+        worker.node.onCancel { log.append("cleanup w\(index)") }
+      }
+      #expect(await eventually { log.all.filter { $0.hasPrefix("started") }.count == count })
       crew.workers.removeAll()
     }
-    #expect(await eventually { log.all.contains("w caught CancellationError") })
-    #expect(log.all.contains("cleanup w"))
-    var released = false
-    for _ in 0..<2_500 where !released {
-      released = weakContext == nil
-      if !released { try? await Task.sleep(for: .milliseconds(2)) }
+    #expect(await eventually { log.all.filter { $0.hasSuffix("caught CancellationError") }.count == count })
+    #expect(log.all.filter { $0.hasPrefix("cleanup") }.count == count)
+    var alive = count
+    for _ in 0..<2_500 where alive > 0 {
+      alive = contexts.filter { $0.value != nil }.count
+      if alive > 0 { try? await Task.sleep(for: .milliseconds(2)) }
     }
-    #expect(released, "no task keeps a removed model alive")
+    #expect(alive == 0, "live contexts of removed models: no task keeps one alive")
     _ = anchor
   }
 
