@@ -47,7 +47,7 @@ extension AnyModelContext {
           tree,
           EmittedEvent(
             revision: tree.revision, source: id, sourceType: typeName, sourcePath: pathFromRoot() ?? .root,
-            type: String(describing: type(of: event)), event: event, isExportable: event is any Codable)
+            type: eventTypeName(of: event), event: event, isExportable: event is any Codable)
         )
       }
       return (listeners, emitted)
@@ -62,4 +62,11 @@ extension AnyModelContext {
 final class WeakContext: Sendable {
   weak let context: AnyModelContext?
   init(_ context: AnyModelContext) { self.context = context }
+}
+
+/// A type's name with its enclosing types but without its module: `CounterModel.Event`.
+func eventTypeName(of event: any Sendable) -> String {
+  let qualified = String(reflecting: type(of: event))
+  guard let dot = qualified.firstIndex(of: ".") else { return qualified }
+  return String(qualified[qualified.index(after: dot)...])
 }

@@ -11,7 +11,7 @@ import ConcurrencyExtras
 ///   node.task { try await search() }.cancelInFlight()
 /// }
 /// func stopPolling() {
-///   node.cancelAll(for: PollID.self)
+///   node.cancelAll(for: "polling")
 /// }
 /// ```
 public struct Cancellable: Sendable {
@@ -39,7 +39,7 @@ public struct Cancellable: Sendable {
   /// runs.
   ///
   /// ```swift
-  /// node.task { try await save() }.cancel(for: SaveID.self, cancelInFlight: true)
+  /// node.task { try await save() }.cancel(for: "save", cancelInFlight: true)
   /// ```
   @discardableResult
   public func cancel(for id: some Hashable & Sendable, cancelInFlight: Bool = false) -> Cancellable {

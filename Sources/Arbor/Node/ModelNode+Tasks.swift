@@ -133,7 +133,7 @@ extension ModelNode {
   /// inside `cancellationContext(for:)`).
   ///
   /// ```swift
-  /// func cancelSave() { node.cancelAll(for: SaveFlow.self) }
+  /// func cancelSave() { node.cancelAll(for: "save-flow") }
   /// ```
   public func cancelAll(for id: some Hashable & Sendable) {
     let key = AnyHashableSendable(id)
@@ -144,7 +144,7 @@ extension ModelNode {
   /// `cancelAll(for: id)` cancels them together.
   ///
   /// ```swift
-  /// node.cancellationContext(for: SaveFlow.self) {
+  /// node.cancellationContext(for: "save-flow") {
   ///   node.task { await validate() }
   ///   node.task { await upload() }
   /// }

@@ -129,8 +129,14 @@ func makeStations(_ log: EventLog) -> (Station, ModelAnchor<Station>) {
     #expect(first.sourcePath.description == "/stations/1")
     #expect(first.isExportable)
     #expect(first.event as? Note == Note(text: "hello"))
+    #expect(first.type == "Note")
+    #expect(first.sourceType == "Station")
     let second = try #require(await iterator.next())
     #expect(!second.isExportable, "an event that is not Codable stays inside")
+    #expect(second.type == "Ping")
+    root.stations[0].tap(3)
+    let third = try #require(await iterator.next())
+    #expect(third.type == "Station.Event", "a nested type is named with its enclosing type")
     _ = anchor
   }
 }
