@@ -164,7 +164,7 @@ extension DependencyValues {
     let analytics = root.analytics
     root.node.forEach(root.node.event(ofType: Ping.self)) { log.append("host got \($0)") }
     analytics.node.send(Ping.ping)
-    #expect(await eventually { log.all.contains("host got ping") })
+    #expect(await eventually { log.all.contains("host got ping") && log.all.contains("analytics got ping") })
     root.node.send(Ping.pong, to: [.children, .dependencies])
     #expect(await eventually { log.all.contains("analytics got pong") })
     root.node.send(Ping.ping, to: .children)

@@ -53,6 +53,7 @@ struct Weak<Object: AnyObject> {
     let log = self.log
     node.task {
       await withTaskCancellationHandler {
+        log.append("crew task running")
         try? await Task.sleep(for: .seconds(600))
       } onCancel: {
         log.append("cancelled crew task")
@@ -104,7 +105,7 @@ struct Weak<Object: AnyObject> {
     let worker = Worker(label: "child", log: log)
     crew.workers.append(worker)
     worker.node.onCancel { log.append("deactivated child") }
-    try? await Task.sleep(for: .milliseconds(20))
+    #expect(await eventually { log.all.contains("crew task running") })
     log.clear()
     withExtendedLifetime(anchor) {}
     _ = consume anchor

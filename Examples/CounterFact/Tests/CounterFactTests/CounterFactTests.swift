@@ -3,19 +3,15 @@ import CounterFact
 import Dependencies
 import Testing
 
-/// Waits (bounded) until `condition` holds, observing exactly what it reads.
-func expectEventually(_ condition: @escaping @Sendable () -> Bool, timeout: Duration = .seconds(5)) async -> Bool {
-  let waiting = Task {
-    for await holds in Observed(condition) where holds { return true }
-    return false
+/// Waits (bounded) until `condition` holds. It polls, so the condition may read test
+/// doubles as well as model state.
+func expectEventually(_ condition: @Sendable () -> Bool, timeout: Duration = .seconds(5)) async -> Bool {
+  let deadline = ContinuousClock.now + timeout
+  while !condition() {
+    if ContinuousClock.now > deadline { return false }
+    try? await Task.sleep(for: .milliseconds(2))
   }
-  let timer = Task {
-    try? await Task.sleep(for: timeout)
-    waiting.cancel()
-  }
-  let result = await waiting.value
-  timer.cancel()
-  return result
+  return true
 }
 
 @Suite struct CounterFactTests {
