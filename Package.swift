@@ -7,6 +7,7 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .library(name: "Arbor", targets: ["Arbor"]),
+    .library(name: "ArborRPC", targets: ["ArborRPC"]),
     .executable(name: "arbor-benchmarks", targets: ["arbor-benchmarks"]),
     .executable(name: "counterfact-tour", targets: ["counterfact-tour"]),
   ],
@@ -41,6 +42,8 @@ let package = Package(
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
       ]
     ),
+    // JSON-RPC messages, JSON Pointer and JSON Patch: pure data, no I/O.
+    .target(name: "ArborRPC"),
     .executableTarget(
       name: "arbor-benchmarks",
       dependencies: ["Arbor"]
@@ -76,6 +79,10 @@ let package = Package(
         "Arbor",
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
+    ),
+    .testTarget(
+      name: "ArborRPCTests",
+      dependencies: ["ArborRPC"]
     ),
     // Macro expansion tests reach only the macro target and swift-syntax's test support,
     // so that SwiftPM does not build a host copy of the runtime's dependencies.

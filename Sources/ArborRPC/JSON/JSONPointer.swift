@@ -1,0 +1,106 @@
+/// A JSON Pointer (RFC 6901): a path to a value inside a JSON document.
+///
+/// ```swift
+/// let pointer = try JSONPointer("/counters/0/counter")
+/// let value = try pointer.resolve(in: state)
+/// ```
+public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
+  /// The reference tokens, unescaped: `/a~1b/0` is `["a/b", "0"]`.
+  public let tokens: [String]
+
+  /// The whole document.
+  public static let root = JSONPointer(tokens: [])
+
+  public init(tokens: [String]) { self.tokens = tokens }
+
+  /// Parses a pointer; throws for text that is not one (it must be empty or start with
+  /// `/`, and `~` must be followed by `0` or `1`).
+  public init(_ text: String) throws {
+    guard !text.isEmpty else {
+      self.tokens = []
+      return
+    }
+    guard text.first == "/" else { throw JSONPointerError.syntax(text, "a pointer must be empty or start with '/'") }
+    var tokens: [String] = []
+    for raw in text.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+      var token = ""
+      var escaping = false
+      for character in raw {
+        if escaping {
+          switch character {
+          case "0": token.append("~")
+          case "1": token.append("/")
+          default: throw JSONPointerError.syntax(text, "'~' must be followed by '0' or '1'")
+          }
+          escaping = false
+        } else if character == "~" {
+          escaping = true
+        } else {
+          token.append(character)
+        }
+      }
+      if escaping { throw JSONPointerError.syntax(text, "'~' must be followed by '0' or '1'") }
+      tokens.append(token)
+    }
+    self.tokens = tokens
+  }
+
+  /// The pointer written out, escaped.
+  public var description: String {
+    tokens.map { "/" + $0.replacing("~", with: "~0").replacing("/", with: "~1") }.joined()
+  }
+
+  /// The pointer to the parent and the last token; nil for the root.
+  public var parentAndLast: (parent: JSONPointer, last: String)? {
+    guard let last = tokens.last else { return nil }
+    return (JSONPointer(tokens: Array(tokens.dropLast())), last)
+  }
+
+  /// This pointer with one more token.
+  public func appending(_ token: String) -> JSONPointer { JSONPointer(tokens: tokens + [token]) }
+
+  /// The value this pointer names in `document`.
+  public func resolve(in document: JSONValue) throws -> JSONValue {
+    var current = document
+    for (depth, token) in tokens.enumerated() {
+      let here = JSONPointer(tokens: Array(tokens.prefix(depth + 1)))
+      switch current {
+      case .object(let members):
+        guard let next = members[token] else { throw JSONPointerError.notFound(here) }
+        current = next
+      case .array(let elements):
+        let index = try Self.arrayIndex(token, count: elements.count, at: here)
+        guard index < elements.count else { throw JSONPointerError.notFound(here) }
+        current = elements[index]
+      default:
+        throw JSONPointerError.notAContainer(JSONPointer(tokens: Array(tokens.prefix(depth))), current.typeName)
+      }
+    }
+    return current
+  }
+
+  /// The index a token names in an array, per RFC 6901: digits without leading zeros.
+  static func arrayIndex(_ token: String, count: Int, at pointer: JSONPointer) throws -> Int {
+    guard !token.isEmpty, token.allSatisfy(\.isASCII), token.allSatisfy(\.isNumber),
+      token == "0" || token.first != "0", let index = Int(token)
+    else { throw JSONPointerError.invalidIndex(pointer, token) }
+    return index
+  }
+}
+
+/// Why a JSON Pointer could not be parsed or resolved.
+public enum JSONPointerError: Error, Equatable, CustomStringConvertible {
+  case syntax(String, String)
+  case notFound(JSONPointer)
+  case notAContainer(JSONPointer, String)
+  case invalidIndex(JSONPointer, String)
+
+  public var description: String {
+    switch self {
+    case .syntax(let text, let reason): return "'\(text)' is not a JSON Pointer: \(reason)"
+    case .notFound(let pointer): return "nothing at '\(pointer)'"
+    case .notAContainer(let pointer, let type): return "'\(pointer)' is a \(type), which has no members"
+    case .invalidIndex(let pointer, let token): return "'\(token)' at '\(pointer)' is not an array index"
+    }
+  }
+}

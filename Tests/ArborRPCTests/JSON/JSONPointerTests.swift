@@ -1,0 +1,65 @@
+import ArborRPC
+import Foundation
+import Testing
+
+func json(_ text: String) throws -> JSONValue {
+  try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+}
+
+@Suite struct JSONPointerTests {
+  /// The document of RFC 6901, section 5.
+  static let document = #"""
+    {"foo": ["bar", "baz"], "": 0, "a/b": 1, "c%d": 2, "e^f": 3, "g|h": 4, "i\\j": 5, "k\"l": 6, " ": 7, "m~n": 8}
+    """#
+
+  static let examples: [(String, String)] = [
+    ("/foo", #"["bar", "baz"]"#),
+    ("/foo/0", #""bar""#),
+    ("/", "0"),
+    ("/a~1b", "1"),
+    ("/c%d", "2"),
+    ("/e^f", "3"),
+    ("/g|h", "4"),
+    (#"/i\j"#, "5"),
+    (#"/k"l"#, "6"),
+    ("/ ", "7"),
+    ("/m~0n", "8"),
+  ]
+
+  @Test func theWholeDocument() throws {
+    let document = try json(Self.document)
+    #expect(try JSONPointer("").resolve(in: document) == document)
+  }
+
+  @Test(arguments: examples)
+  func rfc6901Examples(pointer: String, expected: String) throws {
+    let document = try json(Self.document)
+    #expect(try JSONPointer(pointer).resolve(in: document) == json(expected))
+  }
+
+  @Test(arguments: ["", "/foo", "/a~1b", "/m~0n", "/~01", "/ "])
+  func roundTripsThroughItsDescription(text: String) throws {
+    #expect(try JSONPointer(text).description == text)
+  }
+
+  @Test func escapesAreUndoneInOrder() throws {
+    #expect(try JSONPointer("/~01").tokens == ["~1"])
+    #expect(try JSONPointer("/~10").tokens == ["/0"])
+  }
+
+  @Test func malformedPointersAreRejectedWithTheReason() {
+    #expect(throws: JSONPointerError.syntax("foo", "a pointer must be empty or start with '/'")) { try JSONPointer("foo") }
+    #expect(throws: JSONPointerError.syntax("/a~2", "'~' must be followed by '0' or '1'")) { try JSONPointer("/a~2") }
+    #expect(throws: JSONPointerError.syntax("/a~", "'~' must be followed by '0' or '1'")) { try JSONPointer("/a~") }
+  }
+
+  @Test func resolvingErrorsNameThePlace() throws {
+    let document = try json(Self.document)
+    #expect(throws: JSONPointerError.notFound(try JSONPointer("/nope"))) { try JSONPointer("/nope").resolve(in: document) }
+    #expect(throws: JSONPointerError.notFound(try JSONPointer("/foo/2"))) { try JSONPointer("/foo/2").resolve(in: document) }
+    #expect(throws: JSONPointerError.invalidIndex(try JSONPointer("/foo/01"), "01")) { try JSONPointer("/foo/01").resolve(in: document) }
+    #expect(throws: JSONPointerError.invalidIndex(try JSONPointer("/foo/-"), "-")) { try JSONPointer("/foo/-").resolve(in: document) }
+    #expect(throws: JSONPointerError.notAContainer(try JSONPointer("/a~1b"), "number")) { try JSONPointer("/a~1b/x").resolve(in: document) }
+    #expect(JSONPointerError.notFound(try JSONPointer("/foo/2")).description == "nothing at '/foo/2'")
+  }
+}
