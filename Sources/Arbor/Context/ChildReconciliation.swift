@@ -53,9 +53,16 @@ extension AnyModelContext {
     }
     // The child list is read in place: a second reference to it would make appending to it copy.
     func same(_ index: Int) -> Bool { table.entries[slot].children[index] === array._$context(at: index) }
+    // Whether the first `count` elements still stand where they were: every one of them for
+    // a short array, the first, middle and last for a long one (keeping appends O(1)).
+    func prefixUnchanged(_ count: Int) -> Bool {
+      if count == 0 { return true }
+      if count <= 256 { return (0..<count).allSatisfy(same) }
+      return same(0) && same(count - 1) && same(count / 2)
+    }
 
     // Appended at the end: the old elements still stand where they were.
-    if newCount > oldCount, oldCount == 0 || (same(0) && same(oldCount - 1) && same(oldCount / 2)) {
+    if newCount > oldCount, prefixUnchanged(oldCount) {
       var fresh = true
       for index in oldCount..<newCount where array._$context(at: index).parentLinks.contains(parent: self, property: property) {
         fresh = false
@@ -74,7 +81,7 @@ extension AnyModelContext {
     }
 
     // Removed from the end.
-    if newCount < oldCount, newCount == 0 || (same(0) && same(newCount - 1) && same((newCount - 1) / 2)) {
+    if newCount < oldCount, prefixUnchanged(newCount) {
       for index in (newCount..<oldCount).reversed() {
         let child = table.entries[slot].children.removeLast()
         child.parentLinks.remove(parent: self, property: property, index: index)

@@ -90,6 +90,23 @@ func collect(_ changeSets: ChangeSets, count: Int) async -> [ChangeSet] {
     #expect(branch.leaves[2].node.path?.description == "/leaves/2")
   }
 
+  @Test func anInPlaceEditThatReplacesAndAppendsIsReconciledExactly() async {
+    let (branch, anchor) = Branch(name: "r", leaves: (0..<5).map { Leaf(value: $0) }).andAnchor()
+    // Index 1 is none of the positions a long array would sample (first, middle, last).
+    let replaced = branch.leaves[1]
+    let newcomer = Leaf(value: 20)
+    func edit(_ leaves: inout [Leaf]) {
+      leaves[1] = newcomer
+      leaves.append(Leaf(value: 30))
+    }
+    edit(&branch.leaves)
+    #expect(replaced.lifetime == .destructed)
+    #expect(newcomer.lifetime == .anchored)
+    #expect(newcomer.node.path?.description == "/leaves/1")
+    #expect(branch.leaves[5].lifetime == .anchored)
+    _ = anchor
+  }
+
   @Test func concurrentWritersProduceGaplessRevisions() async {
     let (branch, anchor) = Branch(name: "r", leaves: (0..<8).map { Leaf(value: $0) }).andAnchor()
     let changes = anchor.changeSets()
