@@ -55,14 +55,6 @@ enum ParentLinks {
     }
   }
 
-  var count: Int {
-    switch self {
-    case .none: return 0
-    case .one: return 1
-    case .many(let links): return links.count
-    }
-  }
-
   func contains(parent: AnyModelContext, property: Int) -> Bool {
     switch self {
     case .none: return false
@@ -136,6 +128,4 @@ final class ChildTable {
     entries.append((property, []))
     return entries.count - 1
   }
-
-  var all: [AnyModelContext] { entries.flatMap { $0.children } }
 }

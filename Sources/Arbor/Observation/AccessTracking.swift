@@ -37,14 +37,6 @@ enum AccessTracking {
     }
     return try body()
   }
-
-  /// Runs `body` with no observer recording (reads made inside are not dependencies).
-  static func untracked<R>(_ body: () throws -> R) rethrows -> R {
-    let previous = pthread_getspecific(key)
-    pthread_setspecific(key, nil)
-    defer { pthread_setspecific(key, previous) }
-    return try body()
-  }
 }
 
 extension AnyModelContext {
