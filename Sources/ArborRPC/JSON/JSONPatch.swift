@@ -92,29 +92,17 @@ public enum JSONPatchOperation: Sendable, Hashable {
 
   /// Inserts into an array (shifting later elements) or sets an object member.
   private static func add(_ value: JSONValue, at path: JSONPointer, in document: JSONValue) throws -> JSONValue {
-    guard let (parent, last) = path.parentAndLast else { return value }
-    return try modify(parent, in: document) { container in
-      switch container {
-      case .object(var members):
-        members[last] = value
-        container = .object(members)
-      case .array(var elements):
-        if last == "-" {
-          elements.append(value)
-        } else {
-          let index = try JSONPointer.arrayIndex(last, count: elements.count, at: path)
-          guard index <= elements.count else { throw JSONPatchError.reason("index \(index) is past the end of '\(parent)'") }
-          elements.insert(value, at: index)
-        }
-        container = .array(elements)
-      default:
-        throw JSONPointerError.notAContainer(parent, container.typeName)
-      }
-    }
+    try put(value, at: path, in: document, inserting: true)
   }
 
   /// Replaces the value at `path`, which must exist (checked by the caller).
   private static func set(_ value: JSONValue, at path: JSONPointer, in document: JSONValue) throws -> JSONValue {
+    try put(value, at: path, in: document, inserting: false)
+  }
+
+  /// Writes `value` at `path`: into an object member either way; into an array by inserting
+  /// (where `-` means the end) or by replacing an element.
+  private static func put(_ value: JSONValue, at path: JSONPointer, in document: JSONValue, inserting: Bool) throws -> JSONValue {
     guard let (parent, last) = path.parentAndLast else { return value }
     return try modify(parent, in: document) { container in
       switch container {
@@ -122,8 +110,17 @@ public enum JSONPatchOperation: Sendable, Hashable {
         members[last] = value
         container = .object(members)
       case .array(var elements):
-        let index = try JSONPointer.arrayIndex(last, count: elements.count, at: path)
-        elements[index] = value
+        if inserting && last == "-" {
+          elements.append(value)
+        } else {
+          let index = try JSONPointer.arrayIndex(last, count: elements.count, at: path)
+          if inserting {
+            guard index <= elements.count else { throw JSONPatchError.reason("index \(index) is past the end of '\(parent)'") }
+            elements.insert(value, at: index)
+          } else {
+            elements[index] = value
+          }
+        }
         container = .array(elements)
       default:
         throw JSONPointerError.notAContainer(parent, container.typeName)
