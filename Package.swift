@@ -77,6 +77,8 @@ let package = Package(
       name: "ArborTests",
       dependencies: [
         "Arbor",
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+        .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),

@@ -1,24 +1,28 @@
-import Synchronization
 
 /// The dependencies of one observation and the wake-up signal shared with its consumer.
 ///
 /// Changes mark it dirty and resume a waiting consumer; a burst of changes before the
-/// consumer runs again is one wake-up. Its own state is guarded by `state`, a mutex that is
+/// consumer runs again is one wake-up. Its own state is guarded by `state`, a lock that is
 /// never held while a tree lock is taken.
 @usableFromInline
 final class AccessObserver: Sendable {
-  private struct State {
+  private struct Registration: Sendable {
+    let context: AnyModelContext
+    let property: Int
+  }
+
+  private struct State: Sendable {
     var dirty = false
     var waiter: CheckedContinuation<Void, Never>?
     var cancelled = false
   }
 
-  private let state = Mutex(State())
-  private let registrationsLock = Mutex<[(context: AnyModelContext, property: Int)]>([])
+  private let state = LockedState(State())
+  private let registrationsLock = LockedState<[Registration]>([])
 
   /// Called by a context (its lock held) when a read registered this observer.
   func didRegister(on context: AnyModelContext, property: Int) {
-    registrationsLock.withLock { $0.append((context, property)) }
+    registrationsLock.withLock { $0.append(Registration(context: context, property: property)) }
   }
 
   /// Drops every registration. Takes the contexts' locks, one at a time.

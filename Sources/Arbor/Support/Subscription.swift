@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The buffer between a producer (commits, event sends) and one consumer.
 ///
@@ -6,19 +5,19 @@ import Synchronization
 /// The consumer takes elements in order. Unbounded: a consumer that stops reading keeps
 /// what it has not read.
 final class Subscription<Element: Sendable>: Sendable {
-  private struct State {
+  private struct State: Sendable {
     var buffer: [Element] = []
     var head = 0
     var waiter: CheckedContinuation<Element?, Never>?
     var finished = false
   }
 
-  private let state = Mutex(State())
+  private let state = LockedState(State())
   /// Called once when the consumer goes away, to unsubscribe from the tree.
-  private let onTermination: Mutex<(@Sendable () -> Void)?>
+  private let onTermination: LockedState<(@Sendable () -> Void)?>
 
   init(onTermination: @escaping @Sendable () -> Void) {
-    self.onTermination = Mutex(onTermination)
+    self.onTermination = LockedState(onTermination)
   }
 
   /// Delivers a change set. Called with the tree lock held.

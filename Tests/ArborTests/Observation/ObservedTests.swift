@@ -1,4 +1,5 @@
 @testable import Arbor
+import ConcurrencyExtras
 import Synchronization
 import Testing
 
@@ -92,7 +93,7 @@ import Testing
 
   @Test func aTransactionIsSeenOnceInItsFinalState() async {
     let leaf = Leaf(value: 0, label: "").withAnchor()
-    let seen = Mutex<[String]>([])
+    let seen = LockIsolated<[String]>([])
     var iterator = Observed { "\(leaf.value)\(leaf.label)" }.makeAsyncIterator()
     _ = await iterator.next()
     leaf.node.transaction {
@@ -101,8 +102,8 @@ import Testing
       leaf.value = 2
     }
     let next = await iterator.next()
-    seen.withLock { $0.append(next ?? "") }
-    #expect(seen.withLock { $0 } == ["2x"])
+    seen.withValue { $0.append(next ?? "") }
+    #expect(seen.value == ["2x"])
   }
 
   @Test func cancellingTheConsumerEndsTheSequenceAndDropsRegistrations() async {

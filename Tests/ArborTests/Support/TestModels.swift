@@ -1,14 +1,15 @@
 import Arbor
 import IdentifiedCollections
+import ConcurrencyExtras
 import Synchronization
 
 /// Records lifecycle events in order, across threads.
 final class EventLog: Sendable {
-  private let entries = Mutex<[String]>([])
+  private let entries = LockIsolated<[String]>([])
 
-  func append(_ entry: String) { entries.withLock { $0.append(entry) } }
-  var all: [String] { entries.withLock { $0 } }
-  func clear() { entries.withLock { $0 = [] } }
+  func append(_ entry: String) { entries.withValue { $0.append(entry) } }
+  var all: [String] { entries.value }
+  func clear() { entries.setValue([]) }
 }
 
 /// A counter and a flag that tasks can share.
