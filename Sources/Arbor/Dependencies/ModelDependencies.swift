@@ -76,11 +76,7 @@ extension ModelNode {
   /// A dependency that is itself a model is shared: one instance per tree, activated on
   /// first use and deactivated when the last model using it goes.
   public subscript<Key: TestDependencyKey>(key: Key.Type) -> Key.Value where Key.Value: Sendable {
-    let value = context.resolvedDependencies()[key]
-    if let model = value as? any Model, let hosted = context.hostDependencyModel(model, key: ObjectIdentifier(key)) {
-      return hosted as! Key.Value
-    }
-    return value
+    hosted(context.resolvedDependencies()[key])
   }
 
   /// A dependency by its `DependencyValues` property, as seen from this model.
@@ -89,11 +85,14 @@ extension ModelNode {
   /// let fact = try await node.factClient.fetch(count)
   /// ```
   public subscript<Value: Sendable>(dynamicMember keyPath: KeyPath<DependencyValues, Value>) -> Value {
-    let value = context.resolvedDependencies()[keyPath: keyPath]
-    if let model = value as? any Model, let hosted = context.hostDependencyModel(model, key: ObjectIdentifier(type(of: model))) {
-      return hosted as! Value
-    }
-    return value
+    hosted(context.resolvedDependencies()[keyPath: keyPath])
+  }
+
+  /// A dependency value as this model sees it: a model is replaced by its tree's instance,
+  /// however it was reached (by key type or by key path).
+  private func hosted<Value>(_ value: Value) -> Value {
+    guard let model = value as? any Model, let instance = context.hostDependencyModel(model) else { return value }
+    return instance as! Value
   }
 
   /// All dependencies as seen from this model.

@@ -25,7 +25,7 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   /// Tasks cancelled inside a transaction, cancelled once it has committed.
   @exclusivity(unchecked) var pendingCancellations: [Task<Void, Never>] = []
   /// This tree's instances of models used as dependencies.
-  @exclusivity(unchecked) var dependencyModels: [DependencyModelKey: any Model] = [:]
+  @exclusivity(unchecked) var dependencyModels: [ModelID: any Model] = [:]
 
   @exclusivity(unchecked) private var subscribers: [Int: Subscription<ChangeSet>] = [:]
   @exclusivity(unchecked) private var nextSubscriberID = 0

@@ -36,7 +36,19 @@ extension Analytics: DependencyKey {
   static let testValue = Analytics()
 }
 
+/// A key whose type is not the model's own: reached by key type and by key path, it must
+/// still give one instance per tree.
+enum AuditKey: DependencyKey {
+  static let liveValue = Analytics()
+  static let testValue = Analytics()
+}
+
 extension DependencyValues {
+  var audit: Analytics {
+    get { self[AuditKey.self] }
+    set { self[AuditKey.self] = newValue }
+  }
+
   var analytics: Analytics {
     get { self[Analytics.self] }
     set { self[Analytics.self] = newValue }
@@ -136,6 +148,15 @@ extension DependencyValues {
     let other = Host("other").withAnchor { $0.analytics = Analytics(log: log) }
     #expect(other.analytics.id != fromA.id, "another tree has its own instance")
     #expect(other.analytics.events == [])
+  }
+
+  @Test func keyTypeAndKeyPathReachTheSameInstance() {
+    let root = Host("root").withAnchor()
+    let byKey = root.node[AuditKey.self]
+    let byKeyPath = root.node.audit
+    #expect(byKey.id == byKeyPath.id)
+    byKey.track("z")
+    #expect(byKeyPath.events == ["z"])
   }
 
   @Test func aModelDependencyIsDeactivatedWhenItsLastHostGoes() {
