@@ -31,11 +31,13 @@ let package = Package(
         .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
       ]
     ),
-    // The model runtime: no networking, no persistence.
+    // The model runtime: no networking, no persistence. It uses ArborRPC's JSON values
+    // (pure data) to write snapshots and change sets as JSON Patch.
     .target(
       name: "Arbor",
       dependencies: [
         "ArborMacros",
+        "ArborRPC",
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),

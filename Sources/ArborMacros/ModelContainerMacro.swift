@@ -83,7 +83,9 @@ extension ModelContainerMacro: ExtensionMacro {
     in context: some MacroExpansionContext
   ) throws -> [ExtensionDeclSyntax] {
     guard declaration.is(EnumDeclSyntax.self) || declaration.is(StructDeclSyntax.self), !protocols.isEmpty else { return [] }
-    return [try ExtensionDeclSyntax("extension \(type.trimmed): Arbor.ModelContainer {}")]
+    // Codable is synthesized by Swift in this extension: a container is state, like a model.
+    let names = protocols.map { $0.trimmedDescription == "ModelContainer" ? "Arbor.ModelContainer" : $0.trimmedDescription }
+    return [try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: names.joined(separator: ", ")) {}")]
   }
 }
 

@@ -8,6 +8,7 @@ enum ModelDiagnostic: String, DiagnosticMessage {
   case lazyProperty
   case propertyObservers
   case multipleBindings
+  case ignoredWithoutDefault
 
   var severity: DiagnosticSeverity { .error }
   var diagnosticID: MessageID { MessageID(domain: "Arbor", id: rawValue) }
@@ -24,6 +25,8 @@ enum ModelDiagnostic: String, DiagnosticMessage {
       return "@Model does not support 'willSet'/'didSet'; observe the property with Observed in onActivate()"
     case .multipleBindings:
       return "@Model needs one property per 'var' declaration; split this declaration"
+    case .ignoredWithoutDefault:
+      return "an @ModelIgnored property is not part of the model's state, so a restored model needs a default value for it: add one (or make it optional)"
     }
   }
 }

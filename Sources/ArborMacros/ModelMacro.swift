@@ -91,6 +91,7 @@ extension ModelMacro: MemberMacro {
     if !structDecl.declaresMember(named: "id") {
       members.append("\(raw: access)var id: Arbor.ModelID { _$modelContext.id }")
     }
+    members.append(contentsOf: codingMembers(for: structDecl, access: access, context: context))
     return members
   }
 

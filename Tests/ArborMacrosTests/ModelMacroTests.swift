@@ -92,6 +92,27 @@ struct ModelMacroTests {
         var id: Arbor.ModelID {
           _$modelContext.id
         }
+
+        func encode(to encoder: any Encoder) throws {
+          var container = Arbor._StateEncodingContainer(encoder)
+          try container.encodeID(_$modelContext.id)
+          let state = _$modelContext._$stateForEncoding()
+          try container.encode(state.count, forKey: "count")
+          try container.encode(state.title, forKey: "title")
+          try container.encode(self.step, forKey: "step")
+        }
+
+        init(from decoder: any Decoder) throws {
+          let container = try Arbor._StateDecodingContainer(decoder)
+          self.step = try container.decode(Int.self, forKey: "step")
+          var state = _$State()
+          state.count = try container.decode(state.count, forKey: "count", default: {
+              0
+            })
+          state.title = try container.decode(state.title, forKey: "title")
+          self._$modelContext = try container.context(Self.self, state: state, decodesID: true)
+          self.title = state.title!
+        }
       }
       """#
     }
@@ -168,6 +189,21 @@ struct ModelMacroTests {
         public var id: Arbor.ModelID {
           _$modelContext.id
         }
+
+        public func encode(to encoder: any Encoder) throws {
+          var container = Arbor._StateEncodingContainer(encoder)
+          try container.encodeID(_$modelContext.id)
+          let state = _$modelContext._$stateForEncoding()
+          try container.encode(state.counter, forKey: "counter")
+        }
+
+        public init(from decoder: any Decoder) throws {
+          let container = try Arbor._StateDecodingContainer(decoder)
+          var state = _$State()
+          state.counter = try container.decode(state.counter, forKey: "counter")
+          self._$modelContext = try container.context(Self.self, state: state, decodesID: true)
+          self.counter = state.counter!
+        }
       }
       """#
     }
@@ -238,6 +274,19 @@ struct ModelMacroTests {
 
         var id: Arbor.ModelID {
           _$modelContext.id
+        }
+
+        func encode(to encoder: any Encoder) throws {
+          var container = Arbor._StateEncodingContainer(encoder)
+          try container.encodeID(_$modelContext.id)
+          try container.encode(self.name, forKey: "name")
+        }
+
+        init(from decoder: any Decoder) throws {
+          let container = try Arbor._StateDecodingContainer(decoder)
+          self.name = try container.decode(String.self, forKey: "name")
+          var state = _$State()
+          self._$modelContext = try container.context(Self.self, state: state, decodesID: true)
         }
       }
       """#
@@ -315,6 +364,23 @@ struct ModelMacroTests {
             return 0
           }
           return nil
+        }
+
+        func encode(to encoder: any Encoder) throws {
+          var container = Arbor._StateEncodingContainer(encoder)
+          let state = _$modelContext._$stateForEncoding()
+          try container.encode(state.score, forKey: "score")
+          try container.encode(self.id, forKey: "id")
+        }
+
+        init(from decoder: any Decoder) throws {
+          let container = try Arbor._StateDecodingContainer(decoder)
+          self.id = try container.decode(String.self, forKey: "id")
+          var state = _$State()
+          state.score = try container.decode(state.score, forKey: "score", default: {
+              0
+            })
+          self._$modelContext = try container.context(Self.self, state: state, decodesID: false)
         }
       }
       """#
@@ -398,6 +464,22 @@ struct ModelMacroTests {
 
         var id: Arbor.ModelID {
           _$modelContext.id
+        }
+
+        func encode(to encoder: any Encoder) throws {
+          var container = Arbor._StateEncodingContainer(encoder)
+          try container.encodeID(_$modelContext.id)
+          let state = _$modelContext._$stateForEncoding()
+          try container.encode(state.items, forKey: "items")
+        }
+
+        init(from decoder: any Decoder) throws {
+          let container = try Arbor._StateDecodingContainer(decoder)
+          var state = _$State()
+          state.items = try container.decode(state.items, forKey: "items", default: {
+              []
+            })
+          self._$modelContext = try container.context(Self.self, state: state, decodesID: true)
         }
       }
       """#
@@ -560,6 +642,22 @@ struct ModelMacroDiagnosticTests {
 
         var id: Arbor.ModelID {
           _$modelContext.id
+        }
+
+        func encode(to encoder: any Encoder) throws {
+          var container = Arbor._StateEncodingContainer(encoder)
+          try container.encodeID(_$modelContext.id)
+          let state = _$modelContext._$stateForEncoding()
+          try container.encode(state.now, forKey: "now")
+        }
+
+        init(from decoder: any Decoder) throws {
+          let container = try Arbor._StateDecodingContainer(decoder)
+          var state = _$State()
+          state.now = try container.decode(state.now, forKey: "now", default: {
+              Date.now
+            })
+          self._$modelContext = try container.context(Self.self, state: state, decodesID: true)
         }
       }
       """#

@@ -50,6 +50,11 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
     withLock { _state }
   }
 
+  /// The state to encode, read under the lock. Generated `encode(to:)` calls it.
+  public func _$stateForEncoding() -> M._$State {
+    withLock { _state }
+  }
+
   // MARK: Writes by assignment
 
   @inlinable

@@ -10,7 +10,7 @@
 ///   func incrementTapped() { count += 1 }
 /// }
 /// ```
-public protocol Model: ModelContainer, Identifiable, Sendable {
+public protocol Model: ModelContainer, Identifiable, Sendable, Codable {
   /// The stored state of the model. Generated.
   associatedtype _$State: Sendable
 

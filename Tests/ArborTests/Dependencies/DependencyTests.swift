@@ -18,7 +18,7 @@ extension DependencyValues {
 /// A model used as a dependency: one shared instance per tree.
 @Model struct Analytics {
   var events: [String] = []
-  let log: EventLog?
+  @ModelIgnored var log: EventLog?
 
   init(log: EventLog? = nil) { self.log = log }
 

@@ -9,7 +9,7 @@ struct Note: Codable, Sendable, Equatable { let text: String }
   enum Event: Sendable, Equatable { case tapped(Int) }
   var name: String
   var stations: [Station] = []
-  let log: EventLog
+  @ModelIgnored var log = EventLog()
 
   init(_ name: String, log: EventLog, stations: [Station] = []) {
     self.name = name

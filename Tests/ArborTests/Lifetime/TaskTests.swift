@@ -21,7 +21,7 @@ struct Weak<Object: AnyObject> {
 @Model struct Worker {
   var value = 0
   var label = ""
-  let log: EventLog
+  @ModelIgnored var log = EventLog()
 
   @discardableResult
   func start(_ name: String) -> Cancellable {
@@ -47,7 +47,7 @@ struct Weak<Object: AnyObject> {
 
 @Model struct Crew {
   var workers: [Worker] = []
-  let log: EventLog
+  @ModelIgnored var log = EventLog()
 
   func onActivate() {
     let log = self.log

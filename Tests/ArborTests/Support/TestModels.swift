@@ -26,7 +26,7 @@ final class Tally: Sendable {
 @Model struct Leaf {
   var value = 0
   var label = ""
-  let log: EventLog?
+  @ModelIgnored var log: EventLog?
 
   init(value: Int = 0, label: String = "", log: EventLog? = nil) {
     self.value = value
@@ -44,7 +44,7 @@ final class Tally: Sendable {
   var name: String
   var leaves: [Leaf] = []
   var extra: Leaf? = nil
-  let log: EventLog?
+  @ModelIgnored var log: EventLog?
 
   init(name: String, leaves: [Leaf] = [], extra: Leaf? = nil, log: EventLog? = nil) {
     self.name = name
@@ -94,6 +94,6 @@ final class Tally: Sendable {
 }
 
 /// A generic model.
-@Model struct Box<Value: Sendable & Equatable> {
+@Model struct Box<Value: Sendable & Equatable & Codable> {
   var value: Value
 }

@@ -1,0 +1,30 @@
+extension ModelID: Codable {
+  /// Decodes the 16 hexadecimal digits written by `encode(to:)`.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    let text = try container.decode(String.self)
+    guard let id = ModelID(text) else {
+      throw DecodingError.dataCorruptedError(
+        in: container, debugDescription: "'\(text)' is not a model id: expected 16 hexadecimal digits")
+    }
+    self = id
+  }
+
+  /// Encodes the id as 16 hexadecimal digits, e.g. `"9f3c07a1b2d40e15"`.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(description)
+  }
+}
+
+extension ModelID {
+  /// Parses the text form of an id: 16 hexadecimal digits.
+  ///
+  /// ```swift
+  /// let id = ModelID("9f3c07a1b2d40e15")
+  /// ```
+  public init?(_ text: some StringProtocol) {
+    guard text.count == 16, let raw = UInt64(text, radix: 16) else { return nil }
+    self.init(rawValue: raw)
+  }
+}

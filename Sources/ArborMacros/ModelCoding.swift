@@ -1,0 +1,103 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// The `Codable` members of a model: its state is every tracked property and every `let`
+/// without a fixed value, by name, plus the model's `id`.
+///
+/// Which properties can be encoded is known only to the type checker, so the generated code
+/// calls overloads in `Arbor._StateEncodingContainer` / `_StateDecodingContainer`: a
+/// `Codable` value is encoded; a value that is not is skipped when it has a default (and
+/// gets that default on decode), and is a compile-time error when it has none.
+extension ModelMacro {
+  static func codingMembers(for declaration: StructDeclSyntax, access: String, context: some MacroExpansionContext) -> [DeclSyntax] {
+    let properties = declaration.trackedProperties
+    let lets = declaration.stateLets
+    let declaresID = declaration.declaresMember(named: "id")
+    diagnoseIgnoredWithoutDefault(in: declaration, context: context)
+
+    var encodeLines: [String] = []
+    if !declaresID { encodeLines.append("try container.encodeID(_$modelContext.id)") }
+    if !properties.isEmpty { encodeLines.append("let state = _$modelContext._$stateForEncoding()") }
+    for property in properties {
+      encodeLines.append("try container.encode(state.\(property.name), forKey: \(property.name.literal))")
+    }
+    for stateLet in lets {
+      encodeLines.append("try container.encode(self.\(stateLet.name), forKey: \(stateLet.name.literal))")
+    }
+
+    var decodeLines: [String] = []
+    for stateLet in lets {
+      decodeLines.append("self.\(stateLet.name) = try container.decode(\(stateLet.type).self, forKey: \(stateLet.name.literal))")
+    }
+    decodeLines.append(properties.isEmpty ? "let state = _$State()" : "var state = _$State()")
+    for property in properties {
+      if let initializer = property.initializer {
+        decodeLines.append(
+          "state.\(property.name) = try container.decode(state.\(property.name), forKey: \(property.name.literal), default: { \(initializer.trimmedDescription) })"
+        )
+      } else {
+        decodeLines.append("state.\(property.name) = try container.decode(state.\(property.name), forKey: \(property.name.literal))")
+      }
+    }
+    decodeLines.append("self._$modelContext = try container.context(Self.self, state: state, decodesID: \(!declaresID))")
+    // Definite initialization asks for every tracked property without a default; its init
+    // accessor writes the same value into the context just made.
+    for property in properties where property.initializer == nil {
+      decodeLines.append("self.\(property.name) = state.\(property.name)!")
+    }
+
+    return [
+      """
+      \(raw: access)func encode(to encoder: any Encoder) throws {
+        var container = Arbor._StateEncodingContainer(encoder)
+        \(raw: encodeLines.joined(separator: "\n"))
+      }
+      """,
+      """
+      \(raw: access)init(from decoder: any Decoder) throws {
+        let container = try Arbor._StateDecodingContainer(decoder)
+        \(raw: decodeLines.joined(separator: "\n"))
+      }
+      """,
+    ]
+  }
+
+  /// An ignored `var` is not state: a restored model needs a value for it without one.
+  private static func diagnoseIgnoredWithoutDefault(in declaration: StructDeclSyntax, context: some MacroExpansionContext) {
+    for member in declaration.memberBlock.members {
+      guard let variable = member.decl.as(VariableDeclSyntax.self), variable.isVar, !variable.isStatic,
+        !variable.isComputed, variable.hasAttribute(named: "ModelIgnored")
+      else { continue }
+      for binding in variable.bindings where binding.initializer == nil {
+        let optional = binding.typeAnnotation.map { $0.type.is(OptionalTypeSyntax.self) || $0.type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) } ?? false
+        if !optional {
+          context.diagnose(Diagnostic(node: binding, message: ModelDiagnostic.ignoredWithoutDefault))
+        }
+      }
+    }
+  }
+}
+
+/// A `let` of a model that is part of its state: one without a fixed value.
+struct StateLet {
+  let name: String
+  let type: String
+}
+
+extension StructDeclSyntax {
+  /// The `let`s without an initial value, in declaration order.
+  var stateLets: [StateLet] {
+    memberBlock.members.flatMap { member -> [StateLet] in
+      guard let variable = member.decl.as(VariableDeclSyntax.self), !variable.isVar, !variable.isStatic else { return [] }
+      return variable.bindings.compactMap { binding in
+        guard binding.initializer == nil,
+          let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
+          let type = binding.typeAnnotation?.type.trimmedDescription
+        else { return nil }
+        return StateLet(name: name, type: type)
+      }
+    }
+  }
+}
