@@ -6,7 +6,7 @@
 SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 APT_PACKAGES := pkg-config
 
-.PHONY: run test test-tsan build prerequisites benchmarks clean
+.PHONY: run test test-tsan build prerequisites python-deps benchmarks clean
 
 prerequisites:
 	@missing=""; \
@@ -20,17 +20,30 @@ prerequisites:
 	fi
 	@command -v swift >/dev/null || { echo "Swift 6.1 or newer is required: https://www.swift.org/install/linux/"; exit 1; }
 
+# Tests check patches and schemas against Python's jsonpatch and jsonschema, installed
+# from PyPI into .build/python-packages (nothing is installed system-wide).
+PYTHON_PACKAGES := $(CURDIR)/.build/python-packages
+export PYTHONPATH := $(PYTHON_PACKAGES)
+
+python-deps:
+	@command -v python3 >/dev/null && python3 -m pip --version >/dev/null 2>&1 || { \
+	  echo "Installing: python3 python3-pip"; \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq python3 python3-pip; }
+	@python3 -c "import jsonpatch, jsonschema" 2>/dev/null || \
+	  python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $(PYTHON_PACKAGES) jsonpatch jsonschema
+
 run: prerequisites
 	swift run $(SWIFT_BUILD_FLAGS) counterfact-tour
 
 build: prerequisites
 	swift build $(SWIFT_BUILD_FLAGS) --build-tests
 
-test: build
+test: build python-deps
 	swift test $(SWIFT_BUILD_FLAGS) --skip-build
 
 # The whole suite under ThreadSanitizer, in its own build folder.
-test-tsan: prerequisites
+test-tsan: prerequisites python-deps
 	swift build $(SWIFT_BUILD_FLAGS) --build-tests --sanitize=thread --scratch-path .build-tsan
 	swift test $(SWIFT_BUILD_FLAGS) --skip-build --sanitize=thread --scratch-path .build-tsan
 

@@ -8,6 +8,7 @@ let package = Package(
   products: [
     .library(name: "Arbor", targets: ["Arbor"]),
     .library(name: "ArborRPC", targets: ["ArborRPC"]),
+    .library(name: "ArborTesting", targets: ["ArborTesting"]),
     .executable(name: "arbor-benchmarks", targets: ["arbor-benchmarks"]),
     .executable(name: "counterfact-tour", targets: ["counterfact-tour"]),
   ],
@@ -46,6 +47,8 @@ let package = Package(
     ),
     // JSON-RPC messages, JSON Pointer and JSON Patch: pure data, no I/O.
     .target(name: "ArborRPC"),
+    // Helpers for testing models: seeded random runs, restore round trips.
+    .target(name: "ArborTesting", dependencies: ["Arbor", "ArborRPC"]),
     .executableTarget(
       name: "arbor-benchmarks",
       dependencies: ["Arbor"]
@@ -70,6 +73,8 @@ let package = Package(
       dependencies: [
         "CounterFact",
         "Arbor",
+        "ArborRPC",
+        "ArborTesting",
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ],
@@ -79,6 +84,8 @@ let package = Package(
       name: "ArborTests",
       dependencies: [
         "Arbor",
+        "ArborRPC",
+        "ArborTesting",
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),

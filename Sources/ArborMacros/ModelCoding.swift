@@ -27,9 +27,12 @@ extension ModelMacro {
       encodeLines.append("try container.encode(self.\(stateLet.name), forKey: \(stateLet.name.literal))")
     }
 
+    // Everything that can throw happens before `self` is touched: a throw out of a
+    // partially initialized model would have to destroy its default context, a path on
+    // which Swift's definite initialization with init accessors is not reliable.
     var decodeLines: [String] = []
     for stateLet in lets {
-      decodeLines.append("self.\(stateLet.name) = try container.decode(\(stateLet.type).self, forKey: \(stateLet.name.literal))")
+      decodeLines.append("let \(stateLet.name) = try container.decode(\(stateLet.type).self, forKey: \(stateLet.name.literal))")
     }
     decodeLines.append(properties.isEmpty ? "let state = _$State()" : "var state = _$State()")
     for property in properties {
@@ -41,14 +44,38 @@ extension ModelMacro {
         decodeLines.append("state.\(property.name) = try container.decode(state.\(property.name), forKey: \(property.name.literal))")
       }
     }
-    decodeLines.append("self._$modelContext = try container.context(Self.self, state: state, decodesID: \(!declaresID))")
+    decodeLines.append("let context = try container.context(Self.self, state: state, decodesID: \(!declaresID))")
+    let required = properties.filter { $0.initializer == nil }
+    let restoreArguments = ["_$restoring: context"] + lets.map { "\($0.name): \($0.name)" } + required.map { "\($0.name): state.\($0.name)!" }
+    decodeLines.append("self.init(\(restoreArguments.joined(separator: ", ")))")
+
+    // The initializer that puts a decoded model together; it cannot fail.
+    let restoreParameters = ["_$restoring context: Arbor.ModelContext<Self>"]
+      + lets.map { "\($0.name): \($0.type)" }
+      + required.map { "\($0.name): \(typeName(of: $0))" }
+    var restoreLines = ["self._$modelContext = context"]
+    restoreLines += lets.map { "self.\($0.name) = \($0.name)" }
     // Definite initialization asks for every tracked property without a default; its init
-    // accessor writes the same value into the context just made.
-    for property in properties where property.initializer == nil {
-      decodeLines.append("self.\(property.name) = state.\(property.name)!")
+    // accessor writes the same value into the context just installed.
+    restoreLines += required.map { "self.\($0.name) = \($0.name)" }
+
+    var schemaLines: [String] = []
+    if !declaresID { schemaLines.append("schema.addID()") }
+    for property in properties {
+      schemaLines.append("schema.add(\(property.name.literal), \\_$State.\(property.name), hasDefault: \(property.initializer != nil), in: &definitions)")
+    }
+    for stateLet in lets {
+      schemaLines.append("schema.add(\(stateLet.name.literal), \(stateLet.type).self, in: &definitions)")
     }
 
     return [
+      """
+      \(raw: access)static func _$stateSchema(in definitions: inout Arbor._JSONSchemaDefinitions) -> Arbor._JSONSchema {
+        var schema = Arbor._StateSchema()
+        \(raw: schemaLines.joined(separator: "\n"))
+        return schema.build()
+      }
+      """,
       """
       \(raw: access)func encode(to encoder: any Encoder) throws {
         var container = Arbor._StateEncodingContainer(encoder)
@@ -61,7 +88,18 @@ extension ModelMacro {
         \(raw: decodeLines.joined(separator: "\n"))
       }
       """,
+      """
+      private init(\(raw: restoreParameters.joined(separator: ", "))) {
+        \(raw: restoreLines.joined(separator: "\n"))
+      }
+      """,
     ]
+  }
+
+  /// The declared type of a tracked property without a default (annotated: the memberwise
+  /// initializer already requires that), or the type read off its state field.
+  private static func typeName(of property: TrackedProperty) -> String {
+    property.type?.trimmedDescription ?? "_"
   }
 
   /// An ignored `var` is not state: a restored model needs a value for it without one.

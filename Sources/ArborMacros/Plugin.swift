@@ -9,5 +9,6 @@ struct ArborMacrosPlugin: CompilerPlugin {
     ModelContainerMacro.self,
     ModelIgnoredMacro.self,
     ModelDependencyMacro.self,
+    IntentMacro.self,
   ]
 }

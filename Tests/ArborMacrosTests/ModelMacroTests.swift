@@ -93,6 +93,15 @@ struct ModelMacroTests {
           _$modelContext.id
         }
 
+        static func _$stateSchema(in definitions: inout Arbor._JSONSchemaDefinitions) -> Arbor._JSONSchema {
+          var schema = Arbor._StateSchema()
+          schema.addID()
+          schema.add("count", \_$State.count, hasDefault: true, in: &definitions)
+          schema.add("title", \_$State.title, hasDefault: false, in: &definitions)
+          schema.add("step", Int.self, in: &definitions)
+          return schema.build()
+        }
+
         func encode(to encoder: any Encoder) throws {
           var container = Arbor._StateEncodingContainer(encoder)
           try container.encodeID(_$modelContext.id)
@@ -104,14 +113,20 @@ struct ModelMacroTests {
 
         init(from decoder: any Decoder) throws {
           let container = try Arbor._StateDecodingContainer(decoder)
-          self.step = try container.decode(Int.self, forKey: "step")
+          let step = try container.decode(Int.self, forKey: "step")
           var state = _$State()
           state.count = try container.decode(state.count, forKey: "count", default: {
               0
             })
           state.title = try container.decode(state.title, forKey: "title")
-          self._$modelContext = try container.context(Self.self, state: state, decodesID: true)
-          self.title = state.title!
+          let context = try container.context(Self.self, state: state, decodesID: true)
+          self.init(_$restoring: context, step: step, title: state.title!)
+        }
+
+        private init(_$restoring context: Arbor.ModelContext<Self>, step: Int, title: String) {
+          self._$modelContext = context
+          self.step = step
+          self.title = title
         }
       }
       """#
@@ -190,6 +205,13 @@ struct ModelMacroTests {
           _$modelContext.id
         }
 
+        public static func _$stateSchema(in definitions: inout Arbor._JSONSchemaDefinitions) -> Arbor._JSONSchema {
+          var schema = Arbor._StateSchema()
+          schema.addID()
+          schema.add("counter", \_$State.counter, hasDefault: false, in: &definitions)
+          return schema.build()
+        }
+
         public func encode(to encoder: any Encoder) throws {
           var container = Arbor._StateEncodingContainer(encoder)
           try container.encodeID(_$modelContext.id)
@@ -201,8 +223,13 @@ struct ModelMacroTests {
           let container = try Arbor._StateDecodingContainer(decoder)
           var state = _$State()
           state.counter = try container.decode(state.counter, forKey: "counter")
-          self._$modelContext = try container.context(Self.self, state: state, decodesID: true)
-          self.counter = state.counter!
+          let context = try container.context(Self.self, state: state, decodesID: true)
+          self.init(_$restoring: context, counter: state.counter!)
+        }
+
+        private init(_$restoring context: Arbor.ModelContext<Self>, counter: CounterModel) {
+          self._$modelContext = context
+          self.counter = counter
         }
       }
       """#
@@ -276,6 +303,13 @@ struct ModelMacroTests {
           _$modelContext.id
         }
 
+        static func _$stateSchema(in definitions: inout Arbor._JSONSchemaDefinitions) -> Arbor._JSONSchema {
+          var schema = Arbor._StateSchema()
+          schema.addID()
+          schema.add("name", String.self, in: &definitions)
+          return schema.build()
+        }
+
         func encode(to encoder: any Encoder) throws {
           var container = Arbor._StateEncodingContainer(encoder)
           try container.encodeID(_$modelContext.id)
@@ -284,9 +318,15 @@ struct ModelMacroTests {
 
         init(from decoder: any Decoder) throws {
           let container = try Arbor._StateDecodingContainer(decoder)
-          self.name = try container.decode(String.self, forKey: "name")
-          var state = _$State()
-          self._$modelContext = try container.context(Self.self, state: state, decodesID: true)
+          let name = try container.decode(String.self, forKey: "name")
+          let state = _$State()
+          let context = try container.context(Self.self, state: state, decodesID: true)
+          self.init(_$restoring: context, name: name)
+        }
+
+        private init(_$restoring context: Arbor.ModelContext<Self>, name: String) {
+          self._$modelContext = context
+          self.name = name
         }
       }
       """#
@@ -366,6 +406,13 @@ struct ModelMacroTests {
           return nil
         }
 
+        static func _$stateSchema(in definitions: inout Arbor._JSONSchemaDefinitions) -> Arbor._JSONSchema {
+          var schema = Arbor._StateSchema()
+          schema.add("score", \_$State.score, hasDefault: true, in: &definitions)
+          schema.add("id", String.self, in: &definitions)
+          return schema.build()
+        }
+
         func encode(to encoder: any Encoder) throws {
           var container = Arbor._StateEncodingContainer(encoder)
           let state = _$modelContext._$stateForEncoding()
@@ -375,12 +422,18 @@ struct ModelMacroTests {
 
         init(from decoder: any Decoder) throws {
           let container = try Arbor._StateDecodingContainer(decoder)
-          self.id = try container.decode(String.self, forKey: "id")
+          let id = try container.decode(String.self, forKey: "id")
           var state = _$State()
           state.score = try container.decode(state.score, forKey: "score", default: {
               0
             })
-          self._$modelContext = try container.context(Self.self, state: state, decodesID: false)
+          let context = try container.context(Self.self, state: state, decodesID: false)
+          self.init(_$restoring: context, id: id)
+        }
+
+        private init(_$restoring context: Arbor.ModelContext<Self>, id: String) {
+          self._$modelContext = context
+          self.id = id
         }
       }
       """#
@@ -466,6 +519,13 @@ struct ModelMacroTests {
           _$modelContext.id
         }
 
+        static func _$stateSchema(in definitions: inout Arbor._JSONSchemaDefinitions) -> Arbor._JSONSchema {
+          var schema = Arbor._StateSchema()
+          schema.addID()
+          schema.add("items", \_$State.items, hasDefault: true, in: &definitions)
+          return schema.build()
+        }
+
         func encode(to encoder: any Encoder) throws {
           var container = Arbor._StateEncodingContainer(encoder)
           try container.encodeID(_$modelContext.id)
@@ -479,7 +539,12 @@ struct ModelMacroTests {
           state.items = try container.decode(state.items, forKey: "items", default: {
               []
             })
-          self._$modelContext = try container.context(Self.self, state: state, decodesID: true)
+          let context = try container.context(Self.self, state: state, decodesID: true)
+          self.init(_$restoring: context)
+        }
+
+        private init(_$restoring context: Arbor.ModelContext<Self>) {
+          self._$modelContext = context
         }
       }
       """#
@@ -644,6 +709,13 @@ struct ModelMacroDiagnosticTests {
           _$modelContext.id
         }
 
+        static func _$stateSchema(in definitions: inout Arbor._JSONSchemaDefinitions) -> Arbor._JSONSchema {
+          var schema = Arbor._StateSchema()
+          schema.addID()
+          schema.add("now", \_$State.now, hasDefault: true, in: &definitions)
+          return schema.build()
+        }
+
         func encode(to encoder: any Encoder) throws {
           var container = Arbor._StateEncodingContainer(encoder)
           try container.encodeID(_$modelContext.id)
@@ -657,7 +729,12 @@ struct ModelMacroDiagnosticTests {
           state.now = try container.decode(state.now, forKey: "now", default: {
               Date.now
             })
-          self._$modelContext = try container.context(Self.self, state: state, decodesID: true)
+          let context = try container.context(Self.self, state: state, decodesID: true)
+          self.init(_$restoring: context)
+        }
+
+        private init(_$restoring context: Arbor.ModelContext<Self>) {
+          self._$modelContext = context
         }
       }
       """#

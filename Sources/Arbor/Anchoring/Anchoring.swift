@@ -62,10 +62,10 @@ public final class ModelAnchor<Root: Model>: Sendable {
 
 extension ModelTree {
   /// Creates a tree with `model` as its root, anchors the model's subtree and activates it.
-  static func anchor<M: Model>(_ model: M, dependencies: (inout DependencyValues) -> Void) -> ModelTree {
+  static func anchor<M: Model>(_ model: M, revision: UInt64 = 0, dependencies: (inout DependencyValues) -> Void) -> ModelTree {
     var values = DependencyValues._current
     dependencies(&values)
-    let tree = ModelTree(dependencies: values)
+    let tree = ModelTree(revision: revision, dependencies: values)
     let context = model._$modelContext
     let work: PostCommitWork = tree.lock.withLock {
       guard context.canJoin(tree), context.tree == nil else {

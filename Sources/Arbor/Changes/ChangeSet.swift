@@ -1,3 +1,5 @@
+import ArborRPC
+
 /// One change in a committed transaction: which model, which property, what happened.
 ///
 /// Paths are taken when the change is made, so applying the changes of a ``ChangeSet`` in
@@ -23,6 +25,27 @@ public struct Change: Sendable {
   public let property: String
   /// What happened.
   public let operation: Operation
+  /// The new value as JSON, encoded when the change was made (so later changes in the same
+  /// transaction do not show through); `nil` for removals and for values that are not
+  /// state (not `Codable`).
+  public let value: JSONValue?
+
+  init(modelID: ModelID, modelType: String, path: ModelPath, property: String, operation: Operation) {
+    self.modelID = modelID
+    self.modelType = modelType
+    self.path = path
+    self.property = property
+    self.operation = operation
+    switch operation {
+    case .set(let value), .insert(_, let value): self.value = Self.encode(value)
+    case .remove: self.value = nil
+    }
+  }
+
+  private static func encode(_ value: any Sendable) -> JSONValue? {
+    guard let encodable = value as? any Encodable else { return nil }
+    return try? JSONValueEncoder().encode(encodable)
+  }
 
   /// The path of the value that changed: the model's path, the property, and for inserts
   /// and removals the index.

@@ -89,7 +89,10 @@ public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded
 
   /// The path from the root, or nil when the model is not reachable from a root.
   /// Must be called with the lock held. Costs O(depth).
-  func pathFromRoot() -> ModelPath? {
+  ///
+  /// A model used as a dependency has the path of its (first) host unless `inState` is
+  /// true: it is not part of the tree's state, so its changes have no place in a patch.
+  func pathFromRoot(inState: Bool = false) -> ModelPath? {
     var reversed: [PathComponent] = []
     var context = self
     var steps = 0
@@ -101,6 +104,8 @@ public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded
       }
       if link.property != dependencyProperty {
         reversed.append(.property(link.parent.propertyName(link.property)))
+      } else if inState {
+        return nil
       }
       context = link.parent
       steps += 1

@@ -11,7 +11,7 @@ extension AnyModelContext {
     defer { collectObservers(of: property, into: &scope) }
     guard let tree = scope.tree, lifetime == .anchored else { return }
     tree.changedInTransaction = true
-    let basePath = tree.isRecording ? pathFromRoot() : nil
+    let basePath = tree.isRecording ? pathFromRoot(inState: true) : nil
     let table = childTable ?? ChildTable()
     childTable = table
     let slot = table.slot(of: property)

@@ -62,7 +62,7 @@ extension AnyModelContext {
   final func _didSet(_ property: Int, _ scope: inout _WriteScope, _ value: () -> any Sendable) {
     if let tree = scope.tree, lifetime == .anchored {
       tree.changedInTransaction = true
-      if tree.isRecording, let path = pathFromRoot() {
+      if tree.isRecording, let path = pathFromRoot(inState: true) {
         tree.record(Change(modelID: id, modelType: typeName, path: path, property: propertyName(property), operation: .set(value())))
       }
     }

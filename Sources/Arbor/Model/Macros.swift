@@ -10,7 +10,7 @@
 ///
 /// `let` properties stay plain stored properties of the struct. A model value is one
 /// reference plus its `let`s. The type must be a struct; its state must be `Sendable`.
-@attached(member, names: named(_$modelContext), named(_$State), named(_$typeName), named(_$propertyCount), named(_$propertyName), named(_$visit), named(_$propertyIndex), named(_$withContext), named(_$emptyState), named(id), named(init), named(encode))
+@attached(member, names: named(_$modelContext), named(_$State), named(_$typeName), named(_$propertyCount), named(_$propertyName), named(_$visit), named(_$propertyIndex), named(_$withContext), named(_$emptyState), named(id), named(init), named(encode), named(_$stateSchema), named(_$intents))
 @attached(memberAttribute)
 @attached(extension, conformances: Model)
 public macro Model() = #externalMacro(module: "ArborMacros", type: "ModelMacro")
@@ -48,3 +48,18 @@ public macro ModelIgnored() = #externalMacro(module: "ArborMacros", type: "Model
 /// ```
 @attached(accessor, names: named(get))
 public macro ModelDependency() = #externalMacro(module: "ArborMacros", type: "ModelDependencyMacro")
+
+/// Makes a model method callable from outside the process: by `intent.call` over the
+/// socket, or by an ``IntentDispatcher``. Parameters and the result must be `Codable`;
+/// argument labels are the JSON keys (an unlabeled parameter is `arg0`, `arg1`, … by
+/// position); `async` and `throws` are allowed. Only methods marked `@Intent` are callable.
+///
+/// ```swift
+/// @Model struct CounterModel {
+///   var count = 0
+///   @Intent func incrementTapped() { count += 1 }
+///   @Intent func set(to value: Int) -> Int { count = value; return count }
+/// }
+/// ```
+@attached(peer)
+public macro Intent() = #externalMacro(module: "ArborMacros", type: "IntentMacro")

@@ -1,3 +1,5 @@
+import ArborRPC
+
 /// A type whose state lives in a tree of models: declare it with ``Model()``.
 ///
 /// A model is a struct with reference semantics: copies of a model value share one state,
@@ -10,7 +12,7 @@
 ///   func incrementTapped() { count += 1 }
 /// }
 /// ```
-public protocol Model: ModelContainer, Identifiable, Sendable, Codable {
+public protocol Model: ModelContainer, Identifiable, Sendable, Codable, JSONSchemaDescribing {
   /// The stored state of the model. Generated.
   associatedtype _$State: Sendable
 
@@ -39,6 +41,12 @@ public protocol Model: ModelContainer, Identifiable, Sendable, Codable {
   /// Reports the models held by one property of `state`. Generated.
   static func _$visit(_ state: _$State, property: Int, into visitor: inout ModelVisitor)
 
+  /// The JSON Schema of the model's state (an object schema). Generated.
+  static func _$stateSchema(in definitions: inout _JSONSchemaDefinitions) -> _JSONSchema
+
+  /// The model's `@Intent` methods. Generated when it has any.
+  static var _$intents: [_IntentDescriptor<Self>] { get }
+
   /// The index of the tracked property a key path names. Generated.
   static func _$propertyIndex(of keyPath: PartialKeyPath<Self>) -> Int?
 
@@ -51,10 +59,16 @@ public protocol Model: ModelContainer, Identifiable, Sendable, Codable {
   /// }
   /// ```
   func onActivate()
+
+  /// Upgrades a snapshot record written by an earlier version of this (root) model; see
+  /// the default implementation's documentation.
+  static func migrate(_ record: inout SnapshotRecord) throws -> Bool
 }
 
 extension Model {
   public func onActivate() {}
+
+  public static var _$intents: [_IntentDescriptor<Self>] { [] }
 
   public func _$visit(_ visitor: inout ModelVisitor) {
     visitor.found(self)

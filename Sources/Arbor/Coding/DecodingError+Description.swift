@@ -1,0 +1,25 @@
+extension DecodingError {
+  /// Where the error happened, as a JSON Pointer from the decoded value, and what went
+  /// wrong, in words a user of the JSON can act on.
+  var location: (path: String, reason: String) {
+    func pointer(_ keys: [any CodingKey]) -> String {
+      keys.map { key in
+        let token = key.intValue.map(String.init) ?? key.stringValue
+        return "/" + token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+      }.joined()
+    }
+    switch self {
+    case .typeMismatch(let type, let context):
+      return (pointer(context.codingPath), "expected \(type); \(context.debugDescription)")
+    case .valueNotFound(let type, let context):
+      return (pointer(context.codingPath), "expected \(type), found null or nothing")
+    case .keyNotFound(let key, let context):
+      return (pointer(context.codingPath), "missing '\(key.stringValue)'")
+    case .dataCorrupted(let context):
+      let underlying = context.underlyingError.map { " (\($0))" } ?? ""
+      return (pointer(context.codingPath), context.debugDescription + (context.codingPath.isEmpty ? underlying : ""))
+    @unknown default:
+      return ("", "\(self)")
+    }
+  }
+}

@@ -1,0 +1,44 @@
+import ArborRPC
+
+/// The JSON parameters of one intent call; generated dispatch code reads each parameter
+/// with ``value(_:_:)`` and wraps the result with ``result(_:)``.
+public struct _IntentArguments: Sendable {
+  let intent: String
+  let values: [String: JSONValue]
+
+  /// A parameter without a default: required, except that an optional one may be absent.
+  public func value<T: Decodable>(_ key: String, _ type: T.Type) throws -> T {
+    guard let value = values[key] else {
+      if let absent = try? JSONValueDecoder().decode(T.self, from: .null) { return absent }
+      throw IntentError.missingParameter(intent: intent, parameter: key)
+    }
+    return try decode(value, key)
+  }
+
+  /// A parameter with a default: the default when absent.
+  public func value<T: Decodable>(_ key: String, _ type: T.Type, default makeDefault: () -> T) throws -> T {
+    guard let value = values[key] else { return makeDefault() }
+    return try decode(value, key)
+  }
+
+  private func decode<T: Decodable>(_ value: JSONValue, _ key: String) throws -> T {
+    do {
+      return try JSONValueDecoder().decode(T.self, from: value)
+    } catch let error as DecodingError {
+      let (path, reason) = error.location
+      throw IntentError.invalidParameter(intent: intent, parameter: key + path, reason: reason)
+    }
+  }
+
+  /// A `Codable` result, as JSON.
+  public func result<T: Encodable>(_ value: T) throws -> JSONValue {
+    do {
+      return try JSONValueEncoder().encode(value)
+    } catch {
+      throw IntentError.resultNotEncodable(intent: intent, reason: "\(error)")
+    }
+  }
+
+  /// No result: `null`.
+  public func result(_ value: Void) throws -> JSONValue { .null }
+}

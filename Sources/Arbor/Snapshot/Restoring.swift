@@ -1,0 +1,116 @@
+import ArborRPC
+import Dependencies
+import Foundation
+
+extension Model {
+  /// Restores a tree from an encoded snapshot record: decodes it, anchors it at the
+  /// record's revision and activates it. Returns the root and the anchor that owns it.
+  ///
+  /// A record of another root type, of another format, or written by a model with another
+  /// state shape (unless ``migrate(_:)`` upgrades it) is refused with a ``SnapshotError``
+  /// that says which and why; so is a record with a missing or mistyped value.
+  ///
+  /// ```swift
+  /// let (model, anchor) = try AppModel.andAnchor(restoring: data)
+  /// ```
+  public static func andAnchor(
+    restoring data: Data, _ dependencies: (inout DependencyValues) -> Void = { _ in }
+  ) throws -> (Self, ModelAnchor<Self>) {
+    let (root, revision) = try decodeSnapshot(data)
+    return anchorRestored(root, revision: revision, dependencies)
+  }
+
+  /// Restores a tree from a snapshot record; see ``andAnchor(restoring:_:)-(Data,_)``.
+  ///
+  /// ```swift
+  /// let (model, anchor) = try AppModel.andAnchor(restoring: record)
+  /// ```
+  public static func andAnchor(
+    restoring record: SnapshotRecord, _ dependencies: (inout DependencyValues) -> Void = { _ in }
+  ) throws -> (Self, ModelAnchor<Self>) {
+    let header = SnapshotHeader(format: record.format, root: record.root, schema: record.schema, revision: record.revision, createdAt: record.createdAt)
+    guard record.format == SnapshotRecord.currentFormat else {
+      throw SnapshotError.unsupportedFormat(found: record.format, supported: SnapshotRecord.currentFormat)
+    }
+    let root: Self
+    do {
+      try header.check(for: Self.self)
+      root = try decodeState(record.state)
+    } catch SnapshotError.incompatibleSchema {
+      root = try decodeMigrated(record)
+    }
+    return anchorRestored(root, revision: record.revision, dependencies)
+  }
+
+  /// Upgrades a record written by an earlier version of this root model, by rewriting
+  /// `record.state` into this version's shape. Return `true` when the record was upgraded;
+  /// the default upgrades nothing, so a record of another schema is refused.
+  ///
+  /// ```swift
+  /// static func migrate(_ record: inout SnapshotRecord) throws -> Bool {
+  ///   guard case .object(var state) = record.state, let celsius = state.removeValue(forKey: "celsius")
+  ///   else { return false }
+  ///   state["temperature"] = ["value": celsius, "unit": "celsius"]
+  ///   record.state = .object(state)
+  ///   return true
+  /// }
+  /// ```
+  public static func migrate(_ record: inout SnapshotRecord) throws -> Bool { false }
+
+  private static func anchorRestored(
+    _ root: Self, revision: UInt64, _ dependencies: (inout DependencyValues) -> Void
+  ) -> (Self, ModelAnchor<Self>) {
+    let tree = ModelTree.anchor(root, revision: revision, dependencies: dependencies)
+    return (root, ModelAnchor(model: root, tree: tree))
+  }
+
+  static func decodeSnapshot(_ data: Data) throws -> (Self, UInt64) {
+    do {
+      let record = try SnapshotCoding.decoder().decode(DecodableRecord<Self>.self, from: data)
+      return (record.root, record.header.revision)
+    } catch SnapshotError.incompatibleSchema {
+      let record: SnapshotRecord
+      do {
+        record = try JSONDecoder().decode(SnapshotRecord.self, from: data)
+      } catch let error as DecodingError {
+        throw SnapshotError(error)
+      }
+      return (try decodeMigrated(record), record.revision)
+    } catch let error as DecodingError {
+      throw SnapshotError(error)
+    }
+  }
+
+  private static func decodeMigrated(_ record: SnapshotRecord) throws -> Self {
+    var migrated = record
+    let upgraded: Bool
+    do {
+      upgraded = try migrate(&migrated)
+    } catch {
+      throw SnapshotError.migrationFailed(root: _$typeName, reason: "\(error)")
+    }
+    guard upgraded else {
+      throw SnapshotError.incompatibleSchema(root: _$typeName, expected: schemaHash, found: record.schema)
+    }
+    return try decodeState(migrated.state)
+  }
+
+  /// Decodes a root from its state as a JSON value; errors name the path under `/state`.
+  static func decodeState(_ state: JSONValue) throws -> Self {
+    var decoder = JSONValueDecoder()
+    decoder.userInfo[.arborDecodedModels] = DecodedModels()
+    do {
+      return try decoder.decode(Self.self, from: state)
+    } catch let error as DecodingError {
+      throw SnapshotError(error).underState
+    }
+  }
+}
+
+extension SnapshotError {
+  /// The same error with its path taken from the record's top level.
+  var underState: SnapshotError {
+    if case .invalidValue(let path, let reason) = self { return .invalidValue(path: "/state" + path, reason: reason) }
+    return self
+  }
+}

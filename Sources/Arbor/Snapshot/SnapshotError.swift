@@ -1,0 +1,43 @@
+/// Why a snapshot could not be taken or restored. Each case says what is wrong and where.
+///
+/// ```swift
+/// do { _ = try AppModel.andAnchor(restoring: data) }
+/// catch let error as SnapshotError { print(error) }
+/// // the snapshot's state is invalid at /counters/0/counter/count: expected Int, found a string
+/// ```
+public enum SnapshotError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The bytes are not a JSON snapshot record (e.g. truncated).
+  case malformed(reason: String)
+  /// The record was written in a layout this build does not read.
+  case unsupportedFormat(found: Int, supported: Int)
+  /// The record holds a tree of another root type.
+  case wrongRoot(expected: String, found: String)
+  /// The record was written by a model whose state has another shape, and the root's
+  /// `migrate(_:)` did not upgrade it.
+  case incompatibleSchema(root: String, expected: String, found: String)
+  /// A field of the record or a value inside its state is missing or of the wrong type.
+  case invalidValue(path: String, reason: String)
+  /// The root's `migrate(_:)` threw.
+  case migrationFailed(root: String, reason: String)
+  /// The tree's state could not be encoded (e.g. a Double that is not finite).
+  case unencodable(reason: String)
+
+  public var description: String {
+    switch self {
+    case .malformed(let reason):
+      return "the snapshot is not a valid JSON record: \(reason)"
+    case .unsupportedFormat(let found, let supported):
+      return "the snapshot has format version \(found); this build reads format \(supported)"
+    case .wrongRoot(let expected, let found):
+      return "the snapshot holds a tree of \(found), not of \(expected)"
+    case .incompatibleSchema(let root, let expected, let found):
+      return "the snapshot was written by an incompatible \(root) (its schema is \(found), this build's is \(expected)); implement \(root).migrate(_:) to upgrade such records"
+    case .invalidValue(let path, let reason):
+      return "the snapshot is invalid at \(path.isEmpty ? "its top level" : path): \(reason)"
+    case .migrationFailed(let root, let reason):
+      return "\(root).migrate(_:) failed: \(reason)"
+    case .unencodable(let reason):
+      return "the tree's state cannot be encoded: \(reason)"
+    }
+  }
+}

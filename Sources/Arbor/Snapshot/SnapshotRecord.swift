@@ -1,0 +1,107 @@
+import ArborRPC
+import Foundation
+
+/// A tree's state at one revision, with what is needed to restore it safely.
+///
+/// ```json
+/// {"format": 1, "root": "AppModel", "schema": "sha256:…", "revision": 1234,
+///  "createdAt": "2026-11-22T13:00:00Z", "state": {"id": "…", "counters": []}}
+/// ```
+///
+/// ```swift
+/// let data = try anchor.snapshot()                        // encoded record
+/// let (model, restored) = try AppModel.andAnchor(restoring: data)
+/// ```
+public struct SnapshotRecord: Sendable, Hashable, Codable {
+  /// The record layout this build writes and reads.
+  public static let currentFormat = 1
+
+  /// The version of the record layout.
+  public var format: Int
+  /// The root model's type name, e.g. `AppModel`.
+  public var root: String
+  /// The hash of the JSON Schema of the root's state (`sha256:…`): a record written by a
+  /// model whose state has another shape has another hash.
+  public var schema: String
+  /// The tree's revision when the record was taken.
+  public var revision: UInt64
+  /// When the record was taken.
+  public var createdAt: Date
+  /// The root's state: nested objects by property name, each model carrying its `id`.
+  public var state: JSONValue
+
+  public init(format: Int = SnapshotRecord.currentFormat, root: String, schema: String, revision: UInt64, createdAt: Date, state: JSONValue) {
+    self.format = format
+    self.root = root
+    self.schema = schema
+    self.revision = revision
+    self.createdAt = createdAt
+    self.state = state
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case format, root, schema, revision, createdAt, state
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let header = try SnapshotHeader(from: decoder)
+    format = header.format
+    root = header.root
+    schema = header.schema
+    revision = header.revision
+    createdAt = header.createdAt
+    state = try decoder.container(keyedBy: CodingKeys.self).decode(JSONValue.self, forKey: .state)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    try SnapshotHeader(format: format, root: root, schema: schema, revision: revision, createdAt: createdAt)
+      .encode(to: encoder, state: state)
+  }
+}
+
+/// The fields of a record besides its state, decoded and checked first.
+struct SnapshotHeader {
+  var format: Int
+  var root: String
+  var schema: String
+  var revision: UInt64
+  var createdAt: Date
+
+  typealias CodingKeys = SnapshotRecord.CodingKeys
+
+  init(format: Int, root: String, schema: String, revision: UInt64, createdAt: Date) {
+    self.format = format
+    self.root = root
+    self.schema = schema
+    self.revision = revision
+    self.createdAt = createdAt
+  }
+
+  /// Decodes the header; the format is checked before anything else is read.
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    format = try container.decode(Int.self, forKey: .format)
+    guard format == SnapshotRecord.currentFormat else {
+      throw SnapshotError.unsupportedFormat(found: format, supported: SnapshotRecord.currentFormat)
+    }
+    root = try container.decode(String.self, forKey: .root)
+    schema = try container.decode(String.self, forKey: .schema)
+    revision = try container.decode(UInt64.self, forKey: .revision)
+    let text = try container.decode(String.self, forKey: .createdAt)
+    guard let date = try? Date(text, strategy: .iso8601) else {
+      throw DecodingError.dataCorruptedError(
+        forKey: .createdAt, in: container, debugDescription: "'\(text)' is not an ISO 8601 date such as 2026-11-22T13:00:00Z")
+    }
+    createdAt = date
+  }
+
+  func encode(to encoder: any Encoder, state: some Encodable) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(format, forKey: .format)
+    try container.encode(root, forKey: .root)
+    try container.encode(schema, forKey: .schema)
+    try container.encode(revision, forKey: .revision)
+    try container.encode(createdAt.formatted(.iso8601), forKey: .createdAt)
+    try container.encode(state, forKey: .state)
+  }
+}

@@ -1,0 +1,118 @@
+import ArborRPC
+import Foundation
+
+extension ModelAnchor {
+  /// The tree's snapshot record, encoded as JSON, taken at one revision: the tree's lock
+  /// is held while the state is read, so no write lands halfway through.
+  ///
+  /// ```swift
+  /// let data = try anchor.snapshot()
+  /// try data.write(to: url)
+  /// ```
+  public func snapshot(createdAt: Date = Date()) throws -> Data {
+    try tree.lock.withLock {
+      let header = SnapshotHeader(
+        format: SnapshotRecord.currentFormat, root: Root._$typeName, schema: Root.schemaHash,
+        revision: tree.revision, createdAt: createdAt)
+      do {
+        return try SnapshotCoding.encoder().encode(EncodableRecord(header: header, root: model))
+      } catch let error as EncodingError {
+        throw SnapshotError(error)
+      }
+    }
+  }
+
+  /// The tree's snapshot record with its state as a JSON value, taken at one revision.
+  ///
+  /// ```swift
+  /// let record = try anchor.snapshotRecord()
+  /// print(record.revision, record.state["counters"] ?? nil)
+  /// ```
+  public func snapshotRecord(createdAt: Date = Date()) throws -> SnapshotRecord {
+    try tree.lock.withLock {
+      do {
+        return SnapshotRecord(
+          root: Root._$typeName, schema: Root.schemaHash, revision: tree.revision, createdAt: createdAt,
+          state: try JSONValueEncoder().encode(model))
+      } catch let error as EncodingError {
+        throw SnapshotError(error)
+      }
+    }
+  }
+
+  /// The root's state as a JSON value, with the revision it reflects.
+  ///
+  /// ```swift
+  /// let (revision, state) = try anchor.state()
+  /// ```
+  public func state() throws -> (revision: UInt64, value: JSONValue) {
+    try tree.lock.withLock {
+      do {
+        return (tree.revision, try JSONValueEncoder().encode(model))
+      } catch let error as EncodingError {
+        throw SnapshotError(error)
+      }
+    }
+  }
+}
+
+extension SnapshotError {
+  init(_ error: EncodingError) {
+    switch error {
+    case .invalidValue(let value, let context):
+      let path = context.codingPath.map { "/" + ($0.intValue.map(String.init) ?? $0.stringValue) }.joined()
+      self = .unencodable(reason: "\(value) at \(path.isEmpty ? "the root" : path): \(context.debugDescription)")
+    @unknown default:
+      self = .unencodable(reason: "\(error)")
+    }
+  }
+}
+
+/// A record whose state is a live root model, encoded without an intermediate value.
+struct EncodableRecord<Root: Model>: Encodable {
+  let header: SnapshotHeader
+  let root: Root
+
+  func encode(to encoder: any Encoder) throws {
+    try header.encode(to: encoder, state: root)
+  }
+}
+
+/// A record decoded straight into models, its header checked before the state is read.
+struct DecodableRecord<Root: Model>: Decodable {
+  let header: SnapshotHeader
+  let root: Root
+
+  init(from decoder: any Decoder) throws {
+    header = try SnapshotHeader(from: decoder)
+    try header.check(for: Root.self)
+    root = try decoder.container(keyedBy: SnapshotHeader.CodingKeys.self).decode(Root.self, forKey: .state)
+  }
+}
+
+extension SnapshotHeader {
+  /// Refuses a record of another root type or of another schema.
+  func check<Root: Model>(for type: Root.Type) throws {
+    guard root == Root._$typeName else {
+      throw SnapshotError.wrongRoot(expected: Root._$typeName, found: root)
+    }
+    guard schema == Root.schemaHash else {
+      throw SnapshotError.incompatibleSchema(root: root, expected: Root.schemaHash, found: schema)
+    }
+  }
+}
+
+/// How snapshots are written: compact, keys sorted so equal states give equal bytes.
+enum SnapshotCoding {
+  static func encoder() -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+  }
+
+  static func decoder() -> JSONDecoder {
+    let decoder = JSONDecoder()
+    decoder.userInfo[.arborDecodedModels] = DecodedModels()
+    return decoder
+  }
+}

@@ -1,0 +1,109 @@
+import Arbor
+import ArborRPC
+import ArborTesting
+import Foundation
+import Testing
+
+@Suite struct PatchTests {
+  static var steps: Int { Int(ProcessInfo.processInfo.environment["ARBOR_PATCH_STEPS"] ?? "") ?? 1_500 }
+
+  func encoded(_ patch: JSONPatch) throws -> JSONValue {
+    try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(patch))
+  }
+
+  @Test func assignmentsBecomeReplaceAndArrayEditsBecomeIndexedAddAndRemove() async throws {
+    let (branch, anchor) = Branch(name: "b", leaves: [Leaf(value: 1), Leaf(value: 2)]).andAnchor()
+    var changeSets = anchor.changeSets().makeAsyncIterator()
+    branch.name = "renamed"
+    branch.leaves[1].value = 5
+    let inserted = Leaf(value: 9)
+    branch.leaves.insert(inserted, at: 0)
+    branch.leaves.remove(at: 2)
+
+    let patches = [
+      await changeSets.next()!.patch, await changeSets.next()!.patch,
+      await changeSets.next()!.patch, await changeSets.next()!.patch,
+    ]
+    #expect(try encoded(patches[0]) == [["op": "replace", "path": "/name", "value": "renamed"]])
+    #expect(try encoded(patches[1]) == [["op": "replace", "path": "/leaves/1/value", "value": 5]])
+    #expect(
+      try encoded(patches[2]) == [
+        ["op": "add", "path": "/leaves/0", "value": ["id": .string(inserted.id.description), "value": 9, "label": ""]]
+      ])
+    #expect(try encoded(patches[3]) == [["op": "remove", "path": "/leaves/2"]])
+  }
+
+  @Test func anInsertedModelIsRecordedAsItWasWhenInserted() async throws {
+    let (branch, anchor) = Branch(name: "b").andAnchor()
+    let before = try anchor.state().value
+    var changeSets = anchor.changeSets().makeAsyncIterator()
+    branch.node.transaction {
+      let leaf = Leaf(value: 1)
+      branch.leaves.append(leaf)
+      leaf.value = 2
+    }
+    let patch = await changeSets.next()!.patch
+    #expect(patch.operations.count == 2)
+    guard case .add(_, let value) = patch.operations[0] else { Issue.record("not an add"); return }
+    #expect(value.objectValue?["value"] == 1, "the insert carries the value at insertion, the later write follows it")
+    #expect(try patch.apply(to: before) == anchor.state().value)
+  }
+
+  @Test func keysWithSlashesAndTildesAreEscaped() async throws {
+    let (forest, anchor) = Forest().andAnchor()
+    var changeSets = anchor.changeSets().makeAsyncIterator()
+    forest.keyed["a/b~c"] = Leaf()
+    forest.keyed["a/b~c"]?.value = 3
+    _ = await changeSets.next()
+    let patch = await changeSets.next()!.patch
+    #expect(patch.operations.first?.path.description == "/keyed/a~1b~0c/value")
+  }
+
+  /// Every change set of a long random run, applied to the state of the previous revision
+  /// by this package's JSON Patch and by Python's `jsonpatch`, gives the next state.
+  @Test func patchesAgreeWithAnIndependentImplementation() async throws {
+    try Python.requireModules(["jsonpatch"])
+    var random = SeededRandomNumberGenerator(seed: 2026)
+    let (forest, anchor) = Forest().andAnchor()
+    var changeSets = anchor.changeSets().makeAsyncIterator()
+    var previous = try anchor.state().value
+    var cases = Data()
+    var checked = 0
+    for _ in 0..<Self.steps {
+      let before = anchor.revision
+      randomForestStep(forest, using: &random)
+      let (revision, next) = try anchor.state()
+      guard revision != before else { continue }
+      var patch = JSONPatch([])
+      while true {
+        let changeSet = try #require(await changeSets.next())
+        patch = JSONPatch(patch.operations + changeSet.patch.operations)
+        if changeSet.revision == revision { break }
+      }
+      let applied = try patch.apply(to: previous)
+      #expect(applied == next, "revision \(revision): \(JSONValue.difference(applied, next) ?? "")")
+      let line: JSONValue = ["revision": .int(Int64(revision)), "previous": previous, "patch": try encoded(patch), "next": next]
+      cases.append(try JSONEncoder().encode(line))
+      cases.append(UInt8(ascii: "\n"))
+      previous = next
+      checked += 1
+    }
+    #expect(checked > Self.steps / 2)
+
+    let script = """
+      import json, sys, jsonpatch
+      count = 0
+      for line in sys.stdin:
+          case = json.loads(line)
+          result = jsonpatch.apply_patch(case["previous"], case["patch"])
+          if result != case["next"]:
+              print("revision %d: jsonpatch gives %s, the tree has %s" % (case["revision"], json.dumps(result), json.dumps(case["next"])))
+              sys.exit(1)
+          count += 1
+      print(count)
+      """
+    let result = try Python.run(script, stdin: cases)
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == String(checked))
+  }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// Runs Python scripts for tests that check our output against Python libraries
+/// (`jsonschema`, `jsonpatch`).
+///
+/// The interpreter is `$ARBOR_PYTHON` when set, otherwise `python3` on `PATH`.
+///
+/// ```swift
+/// try Python.requireModules(["jsonschema"])
+/// let result = try Python.run("import sys; print(sys.stdin.read().upper())", stdin: Data("hi".utf8))
+/// // result.status == 0, result.stdout == "HI\n"
+/// ```
+enum Python {
+  struct Failure: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  /// Runs `python3 -c script` with `stdin` as its standard input, and waits for it.
+  static func run(_ script: String, stdin: Data) throws -> (status: Int32, stdout: String, stderr: String) {
+    // One interpreter at a time, and files rather than pipes for its input and output:
+    // Foundation's Process on Linux can leak one child's pipe into another started at the
+    // same moment, and a pipe whose write end lives on in another process never ends.
+    try spawnLock.withLock {
+      let directory = FileManager.default.temporaryDirectory.appendingPathComponent("arbor-python-\(UUID().uuidString)")
+      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+      defer { try? FileManager.default.removeItem(at: directory) }
+      let inputURL = directory.appendingPathComponent("stdin")
+      let outputURL = directory.appendingPathComponent("stdout")
+      let errorURL = directory.appendingPathComponent("stderr")
+      try stdin.write(to: inputURL)
+      _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+      _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+      let input = try FileHandle(forReadingFrom: inputURL)
+      let output = try FileHandle(forWritingTo: outputURL)
+      let errors = try FileHandle(forWritingTo: errorURL)
+      defer {
+        try? input.close()
+        try? output.close()
+        try? errors.close()
+      }
+
+      let process = Process()
+      process.executableURL = try interpreter()
+      process.arguments = ["-c", script]
+      process.standardInput = input
+      process.standardOutput = output
+      process.standardError = errors
+      try process.run()
+      process.waitUntilExit()
+      return (
+        process.terminationStatus,
+        String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
+        String(decoding: try Data(contentsOf: errorURL), as: UTF8.self)
+      )
+    }
+  }
+
+  static func requireModules(_ names: [String]) throws {
+    let list = String(decoding: try JSONEncoder().encode(names), as: UTF8.self)
+    let script = """
+      import importlib
+      for name in \(list):
+          try:
+              importlib.import_module(name)
+          except ImportError:
+              print(name)
+      """
+    let result = try run(script, stdin: Data())
+    guard result.status == 0 else {
+      throw Failure(description: "Python could not check its modules (status \(result.status)):\n\(result.stderr)")
+    }
+    if let missing = result.stdout.split(whereSeparator: \.isNewline).first {
+      throw Failure(
+        description:
+          "Python module '\(missing)' is missing: run `make python-deps` (installs jsonpatch and jsonschema into .build/python)"
+      )
+    }
+  }
+
+  /// `$ARBOR_PYTHON`, or the first executable `python3` on `PATH`.
+  static func interpreter() throws -> URL {
+    let environment = ProcessInfo.processInfo.environment
+    if let configured = environment["ARBOR_PYTHON"], !configured.isEmpty {
+      guard FileManager.default.isExecutableFile(atPath: configured) else {
+        throw Failure(description: "ARBOR_PYTHON is '\(configured)', which is not an executable file")
+      }
+      return URL(fileURLWithPath: configured)
+    }
+    for directory in (environment["PATH"] ?? "").split(separator: ":") {
+      let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent("python3")
+      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+    }
+    throw Failure(description: "python3 is not on PATH: install Python 3, or set ARBOR_PYTHON to an interpreter")
+  }
+}
+
+/// Reads a file handle to its end on a thread of its own.
+
+private let spawnLock = NSLock()
