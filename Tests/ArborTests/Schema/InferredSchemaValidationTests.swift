@@ -105,31 +105,31 @@ import Testing
 
   // MARK: Encoded values validate
 
-  @Test func invoicesWithOptionalsPresentAndAbsentValidate() throws {
-    let report = try Self.validate(Invoice.self, [try Self.encode(Self.invoice), try Self.encode(Self.sparseInvoice)])
+  @Test func invoicesWithOptionalsPresentAndAbsentValidate() async throws {
+    let report = try await Self.validate(Invoice.self, [try Self.encode(Self.invoice), try Self.encode(Self.sparseInvoice)])
     #expect(report == [[], []])
   }
 
-  @Test func recursiveFoldersValidate() throws {
-    let report = try Self.validate(Folder.self, [try Self.encode(Self.folder)])
+  @Test func recursiveFoldersValidate() async throws {
+    let report = try await Self.validate(Folder.self, [try Self.encode(Self.folder)])
     #expect(report == [[]])
   }
 
-  @Test func enumsWithAssociatedValuesValidateThroughTheirOwnSchema() throws {
+  @Test func enumsWithAssociatedValuesValidateThroughTheirOwnSchema() async throws {
     let outline = Outline(strokes: [.solid(width: 2), .dashed(1, gap: 0.5), .none], closed: true)
-    let report = try Self.validate(Outline.self, [try Self.encode(outline)])
+    let report = try await Self.validate(Outline.self, [try Self.encode(outline)])
     #expect(report == [[]])
   }
 
-  @Test func explicitNullsForOptionalsValidateAndDecode() throws {
+  @Test func explicitNullsForOptionalsValidateAndDecode() async throws {
     let customer = Data(#"{"id": "6F9619FF-8B86-D011-B42D-00C04FC964FF", "name": "Ada", "email": null}"#.utf8)
     #expect(throws: Never.self) { try JSONDecoder().decode(Customer.self, from: customer) }
-    #expect(try Self.validate(Customer.self, [customer]) == [[]])
+    #expect(try await Self.validate(Customer.self, [customer]) == [[]])
   }
 
   // MARK: Wrong values are rejected
 
-  @Test func valuesThatDoNotDecodeAreRejected() throws {
+  @Test func valuesThatDoNotDecodeAreRejected() async throws {
     let valid = try JSONDecoder().decode(JSONValue.self, from: Self.encode(Self.invoice))
     guard case .object(let fields) = valid, case .object(let customer)? = fields["customer"] else {
       Issue.record("the encoded invoice is not an object")
@@ -160,20 +160,20 @@ import Testing
         try JSONDecoder().decode(Invoice.self, from: data)
       }
     }
-    let report = try Self.validate(Invoice.self, encoded)
+    let report = try await Self.validate(Invoice.self, encoded)
     for ((name, _), errors) in zip(wrongs, report) {
       #expect(!errors.isEmpty, "the schema accepts \(name)")
     }
     #expect(report.count == wrongs.count)
   }
 
-  @Test func wrongEnumPayloadsAreRejected() throws {
+  @Test func wrongEnumPayloadsAreRejected() async throws {
     let wrongs = [
       #"{"strokes": [{"solid": {"width": "wide"}}], "closed": true}"#,
       #"{"strokes": [{"solid": {"width": 1}, "none": {}}], "closed": true}"#,
       #"{"strokes": [{"wavy": {}}], "closed": true}"#,
     ].map { Data($0.utf8) }
-    let report = try Self.validate(Outline.self, wrongs)
+    let report = try await Self.validate(Outline.self, wrongs)
     #expect(report.count == wrongs.count)
     #expect(report.allSatisfy { !$0.isEmpty })
   }
@@ -185,11 +185,15 @@ import Testing
   /// Validates each instance against the schema document of `type` with
   /// `Draft202012Validator` (after `check_schema` on the document), returning each
   /// instance's errors.
-  static func validate<T>(_ type: T.Type, _ instances: [Data]) throws -> [[String]] {
-    try Python.requireModules(["jsonschema"])
+  static func validate<T>(_ type: T.Type, _ instances: [Data]) async throws -> [[String]] {
     var definitions = JSONSchemaDefinitions()
     let root = definitions.schema(for: type)
-    let document = definitions.document(root: root, title: "\(type)")
+    return try await validate(document: definitions.document(root: root, title: "\(type)"), instances)
+  }
+
+  /// Validates each instance against a schema document; returns each instance's errors.
+  static func validate(document: JSONSchema, _ instances: [Data]) async throws -> [[String]] {
+    try await Python.requireModules(["jsonschema"])
 
     var payload = Data(#"{"schema": "#.utf8)
     payload.append(try JSONEncoder().encode(document))
@@ -200,7 +204,7 @@ import Testing
     }
     payload.append(Data("]}".utf8))
 
-    let result = try Python.run(validator, stdin: payload)
+    let result = try await Python.run(validator, stdin: payload)
     guard result.status == 0 else {
       throw Python.Failure(description: "jsonschema failed (status \(result.status)):\n\(result.stderr)")
     }

@@ -120,6 +120,7 @@ let activatedModels = LockIsolated<Set<ModelID>>([])
       #expect(name == (history.isEmpty ? "hall" : .string("step \(history.count)")), "no torn read at revision \(record.revision)")
       checked += 1
       if record.revision == UInt64(writes) { break }
+      await Task.yield()
     }
     await writer.value
   }

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Runs Python scripts for tests that check our output against Python libraries
 /// (`jsonschema`, `jsonpatch`).
@@ -16,46 +21,57 @@ enum Python {
   }
 
   /// Runs `python3 -c script` with `stdin` as its standard input, and waits for it.
-  static func run(_ script: String, stdin: Data) throws -> (status: Int32, stdout: String, stderr: String) {
-    // One interpreter at a time, and files rather than pipes for its input and output:
-    // Foundation's Process on Linux can leak one child's pipe into another started at the
-    // same moment, and a pipe whose write end lives on in another process never ends.
-    try spawnLock.withLock {
-      let directory = FileManager.default.temporaryDirectory.appendingPathComponent("arbor-python-\(UUID().uuidString)")
-      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-      defer { try? FileManager.default.removeItem(at: directory) }
-      let inputURL = directory.appendingPathComponent("stdin")
-      let outputURL = directory.appendingPathComponent("stdout")
-      let errorURL = directory.appendingPathComponent("stderr")
-      try stdin.write(to: inputURL)
-      _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-      _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-      let input = try FileHandle(forReadingFrom: inputURL)
-      let output = try FileHandle(forWritingTo: outputURL)
-      let errors = try FileHandle(forWritingTo: errorURL)
-      defer {
-        try? input.close()
-        try? output.close()
-        try? errors.close()
+  static func run(_ script: String, stdin: Data) async throws -> (status: Int32, stdout: String, stderr: String) {
+    // The wait happens on a thread of its own: blocking the (two) threads of the
+    // cooperative pool for seconds stalls other tests, and on this platform such a stall
+    // was seen not to recover.
+    try await withCheckedThrowingContinuation { continuation in
+      let thread = Thread {
+        continuation.resume(with: Result { try runBlocking(script, stdin: stdin) })
       }
-
-      let process = Process()
-      process.executableURL = try interpreter()
-      process.arguments = ["-c", script]
-      process.standardInput = input
-      process.standardOutput = output
-      process.standardError = errors
-      try process.run()
-      process.waitUntilExit()
-      return (
-        process.terminationStatus,
-        String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
-        String(decoding: try Data(contentsOf: errorURL), as: UTF8.self)
-      )
+      thread.start()
     }
   }
 
-  static func requireModules(_ names: [String]) throws {
+  private static func runBlocking(_ script: String, stdin: Data) throws -> (status: Int32, stdout: String, stderr: String) {
+    // The interpreter is started with posix_spawn and waited for with waitpid, its input and
+    // output in files: Foundation's Process on Linux monitors children with a run loop
+    // thread and a SIGCHLD source, which stalled the parallel test run here.
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("arbor-python-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let inputPath = directory.appendingPathComponent("stdin").path
+    let outputPath = directory.appendingPathComponent("stdout").path
+    let errorPath = directory.appendingPathComponent("stderr").path
+    try stdin.write(to: URL(fileURLWithPath: inputPath))
+
+    let executable = try interpreter().path
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, inputPath, O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+
+    let arguments: [UnsafeMutablePointer<CChar>?] = [executable, "-c", script].map { (text: String) in strdup(text) }
+    defer { arguments.forEach { free($0) } }
+    var argv = arguments + [nil]
+    var pid = pid_t()
+    let spawned = posix_spawn(&pid, executable, &actions, nil, &argv, environ)
+    guard spawned == 0 else {
+      throw Failure(description: "could not start \(executable): \(String(cString: strerror(spawned)))")
+    }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    return (
+      exitStatus,
+      String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: outputPath))) ?? Data(), as: UTF8.self),
+      String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: errorPath))) ?? Data(), as: UTF8.self)
+    )
+  }
+
+  static func requireModules(_ names: [String]) async throws {
     let list = String(decoding: try JSONEncoder().encode(names), as: UTF8.self)
     let script = """
       import importlib
@@ -65,7 +81,7 @@ enum Python {
           except ImportError:
               print(name)
       """
-    let result = try run(script, stdin: Data())
+    let result = try await run(script, stdin: Data())
     guard result.status == 0 else {
       throw Failure(description: "Python could not check its modules (status \(result.status)):\n\(result.stderr)")
     }
@@ -95,5 +111,3 @@ enum Python {
 }
 
 /// Reads a file handle to its end on a thread of its own.
-
-private let spawnLock = NSLock()
