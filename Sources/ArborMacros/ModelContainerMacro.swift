@@ -18,7 +18,16 @@ extension ModelContainerMacro: MemberMacro {
   ) throws -> [DeclSyntax] {
     let access = declaration.accessPrefix
     if let enumDecl = declaration.as(EnumDeclSyntax.self) {
-      return [visitFunction(access: access, body: enumBody(enumDecl))]
+      // Swift infers no schema for an enum with associated values: describe its cases.
+      let name = enumDecl.name.text
+      let schema: DeclSyntax = """
+        \(raw: access)static func jsonSchema(in definitions: inout Arbor._JSONSchemaDefinitions) -> Arbor._JSONSchema {
+          definitions.define(\(raw: name.literal)) { definitions in
+            \(raw: EnumSchema.expression(for: enumDecl, definitions: "definitions"))
+          }
+        }
+        """
+      return [visitFunction(access: access, body: enumBody(enumDecl)), schema]
     }
     if let structDecl = declaration.as(StructDeclSyntax.self) {
       return [visitFunction(access: access, body: structBody(structDecl))]
@@ -84,7 +93,13 @@ extension ModelContainerMacro: ExtensionMacro {
   ) throws -> [ExtensionDeclSyntax] {
     guard declaration.is(EnumDeclSyntax.self) || declaration.is(StructDeclSyntax.self), !protocols.isEmpty else { return [] }
     // Codable is synthesized by Swift in this extension: a container is state, like a model.
-    let names = protocols.map { $0.trimmedDescription == "ModelContainer" ? "Arbor.ModelContainer" : $0.trimmedDescription }
+    let names = protocols.compactMap { type -> String? in
+      switch type.trimmedDescription {
+      case "ModelContainer": return "Arbor.ModelContainer"
+      case "JSONSchemaDescribing": return declaration.is(EnumDeclSyntax.self) ? "Arbor._JSONSchemaDescribing" : nil
+      default: return type.trimmedDescription
+      }
+    }
     return [try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: names.joined(separator: ", ")) {}")]
   }
 }

@@ -93,6 +93,7 @@ extension ModelMacro: MemberMacro {
     }
     members.append(contentsOf: codingMembers(for: structDecl, access: access, context: context))
     members.append(contentsOf: intentMembers(for: structDecl, access: access))
+    members.append(contentsOf: eventSchemaMembers(for: structDecl, access: access))
     return members
   }
 

@@ -41,6 +41,12 @@ struct ModelContainerMacroTests {
             }
           }
         }
+
+        static func jsonSchema(in definitions: inout Arbor._JSONSchemaDefinitions) -> Arbor._JSONSchema {
+          definitions.define("Path") { definitions in
+            Arbor._enumSchema([("none", []), ("detail", [("_0", definitions.schema(for: (StandupDetail).self), false)]), ("meeting", [("_0", definitions.schema(for: (Meeting).self), false), ("standup", definitions.schema(for: (Standup).self), false)])])
+          }
+        }
       }
       """
     }

@@ -44,6 +44,10 @@ public protocol Model: ModelContainer, Identifiable, Sendable, Codable, JSONSche
   /// The JSON Schema of the model's state (an object schema). Generated.
   static func _$stateSchema(in definitions: inout _JSONSchemaDefinitions) -> _JSONSchema
 
+  /// The JSON Schema of the model's `Event`, nil when it has none or it is not `Codable`.
+  /// Generated when the model declares an `enum Event`.
+  static func _$eventSchema(in definitions: inout _JSONSchemaDefinitions) -> _JSONSchema?
+
   /// The model's `@Intent` methods. Generated when it has any.
   static var _$intents: [_IntentDescriptor<Self>] { get }
 
@@ -69,6 +73,8 @@ extension Model {
   public func onActivate() {}
 
   public static var _$intents: [_IntentDescriptor<Self>] { [] }
+
+  public static func _$eventSchema(in definitions: inout _JSONSchemaDefinitions) -> _JSONSchema? { nil }
 
   public func _$visit(_ visitor: inout ModelVisitor) {
     visitor.found(self)

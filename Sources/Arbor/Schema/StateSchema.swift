@@ -4,6 +4,7 @@ import ArborRPC
 /// compiles.
 public typealias _JSONSchema = JSONSchema
 public typealias _JSONSchemaDefinitions = JSONSchemaDefinitions
+public typealias _JSONSchemaDescribing = JSONSchemaDescribing
 
 /// Builds the JSON Schema of one model's state. Generated `_$stateSchema(in:)` methods call
 /// it; as for encoding, the overload chosen for each property decides whether it is state.

@@ -39,15 +39,15 @@ import Arbor
     }
   }
 
-  public func addButtonTapped() {
+  @Intent public func addButtonTapped() {
     counters.append(CounterRowModel())
   }
 
-  public func removeButtonTapped(id: CounterRowModel.ID) {
+  @Intent public func removeButtonTapped(id: CounterRowModel.ID) {
     counters.removeAll { $0.id == id }
   }
 
-  public func dismissFactTapped() {
+  @Intent public func dismissFactTapped() {
     factPrompt = nil
   }
 }

@@ -4,7 +4,7 @@ import Arbor
 /// about the count.
 @Model public struct CounterModel {
   /// What a counter tells its ancestors.
-  public enum Event: Sendable, Equatable {
+  public enum Event: Sendable, Equatable, Codable {
     /// A fact about `count` arrived.
     case factLoaded(count: Int, fact: String)
   }
@@ -18,12 +18,12 @@ import Arbor
     self.count = count
   }
 
-  public func incrementTapped() { count += 1 }
-  public func decrementTapped() { count -= 1 }
+  @Intent public func incrementTapped() { count += 1 }
+  @Intent public func decrementTapped() { count -= 1 }
 
   /// Fetches a fact about the current count. The fetch is tied to the counter's life: it
   /// is cancelled if the counter is removed. Tapping again replaces a fetch in flight.
-  public func factButtonTapped() {
+  @Intent public func factButtonTapped() {
     let count = self.count
     isLoadingFact = true
     node.task {
@@ -39,5 +39,5 @@ import Arbor
     .cancelInFlight()
   }
 
-  public func alertDismissed() { alert = nil }
+  @Intent public func alertDismissed() { alert = nil }
 }

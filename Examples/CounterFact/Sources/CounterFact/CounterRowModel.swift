@@ -3,7 +3,7 @@ import Arbor
 /// A row of the list: wraps one counter and can ask to be removed.
 @Model public struct CounterRowModel {
   /// What a row tells its ancestors.
-  public enum Event: Sendable, Equatable {
+  public enum Event: Sendable, Equatable, Codable {
     case removeTapped
   }
 
@@ -13,5 +13,5 @@ import Arbor
     self.counter = counter
   }
 
-  public func removeButtonTapped() { node.send(.removeTapped) }
+  @Intent public func removeButtonTapped() { node.send(.removeTapped) }
 }

@@ -3,7 +3,7 @@ import Arbor
 /// The fact shown for a number, with ways to get another one or dismiss it.
 @Model public struct FactPromptModel {
   /// What a prompt tells its ancestors.
-  public enum Event: Sendable, Equatable {
+  public enum Event: Sendable, Equatable, Codable {
     case dismissTapped
   }
 
@@ -17,10 +17,10 @@ import Arbor
     self.fact = fact
   }
 
-  public func dismissTapped() { node.send(.dismissTapped) }
+  @Intent public func dismissTapped() { node.send(.dismissTapped) }
 
   /// Replaces the fact with another one about the same number.
-  public func getAnotherFactButtonTapped() {
+  @Intent public func getAnotherFactButtonTapped() {
     isLoading = true
     node.task {
       let fact = try await factClient.fetch(count)

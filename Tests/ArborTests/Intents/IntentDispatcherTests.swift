@@ -1,0 +1,161 @@
+import Arbor
+import ArborRPC
+import Testing
+
+struct Reading: Codable, Sendable, Equatable {
+  var value: Double
+  var unit: String
+}
+
+enum SensorError: Error, CustomStringConvertible {
+  case offline(String)
+  var description: String {
+    switch self {
+    case .offline(let name): return "\(name) is offline"
+    }
+  }
+}
+
+@Model struct Sensor {
+  var name: String
+  var readings: [Reading] = []
+  var online = true
+
+  @Intent func record(_ reading: Reading) -> Int {
+    readings.append(reading)
+    return readings.count
+  }
+
+  @Intent func rename(to name: String, suffix: String? = nil) {
+    self.name = name + (suffix ?? "")
+  }
+
+  @Intent func calibrate(offset: Double = 0.5, times: Int) async throws -> [Double] {
+    guard online else { throw SensorError.offline(name) }
+    await Task.yield()
+    return readings.map { $0.value + offset * Double(times) }
+  }
+
+  @Intent func goOffline() { online = false }
+
+  func notAnIntent() { readings = [] }
+}
+
+@Model struct Lab {
+  var sensors: [Sensor] = []
+  var title = "lab"
+
+  @Intent func addSensor(named name: String) -> ModelID {
+    let sensor = Sensor(name: name)
+    sensors.append(sensor)
+    return sensor.id
+  }
+}
+
+@Suite struct IntentDispatcherTests {
+  func makeLab() -> (Lab, ModelAnchor<Lab>, IntentDispatcher<Lab>) {
+    let (lab, anchor) = Lab(sensors: [Sensor(name: "a"), Sensor(name: "b")]).andAnchor()
+    return (lab, anchor, IntentDispatcher(anchor))
+  }
+
+  @Test func callsAnIntentByPathWithLabelsAsKeysAndReturnsItsResult() async throws {
+    let (lab, anchor, dispatcher) = makeLab()
+    let outcome = try await dispatcher.call("record", on: .path("/sensors/1"), parameters: ["arg0": ["value": 21.5, "unit": "C"]])
+    #expect(outcome.result == 1)
+    #expect(outcome.revision == anchor.revision)
+    #expect(outcome.revision == 1)
+    #expect(lab.sensors[1].readings == [Reading(value: 21.5, unit: "C")])
+
+    let renamed = try await dispatcher.call("rename", on: .path("/sensors/0"), parameters: ["to": "north", "suffix": "-1"])
+    #expect(renamed.result == nil)
+    #expect(lab.sensors[0].name == "north-1")
+    _ = try await dispatcher.call("rename", on: .path("/sensors/0"), parameters: ["to": "south"])
+    #expect(lab.sensors[0].name == "south", "an optional parameter may be left out")
+  }
+
+  @Test func asyncIntentsWithDefaultsAndTheRootAsTarget() async throws {
+    let (lab, _, dispatcher) = makeLab()
+    let added = try await dispatcher.call("addSensor", parameters: ["named": "c"])
+    #expect(added.result == .string(lab.sensors[2].id.description))
+    _ = try await dispatcher.call("record", on: .path("/sensors/2"), parameters: ["arg0": ["value": 1, "unit": "V"]])
+    let calibrated = try await dispatcher.call("calibrate", on: .path("/sensors/2"), parameters: ["times": 2])
+    #expect(calibrated.result == [2.0])
+    let explicit = try await dispatcher.call("calibrate", on: .path("/sensors/2"), parameters: ["times": 1, "offset": 10])
+    #expect(explicit.result == [11.0])
+  }
+
+  @Test func anIDFindsTheSameModelAfterReordering() async throws {
+    let (lab, _, dispatcher) = makeLab()
+    let b = lab.sensors[1]
+    lab.sensors.swapAt(0, 1)
+    _ = try await dispatcher.call("goOffline", on: .id(b.id))
+    #expect(b.online == false)
+    #expect(lab.sensors[1].online == true)
+  }
+
+  func error(_ intent: String, on target: IntentTarget = .root, _ parameters: JSONValue = [:], in dispatcher: IntentDispatcher<Lab>) async -> IntentError? {
+    do {
+      _ = try await dispatcher.call(intent, on: target, parameters: parameters)
+      Issue.record("\(intent) succeeded")
+      return nil
+    } catch let error as IntentError {
+      return error
+    } catch {
+      Issue.record("not an IntentError: \(error)")
+      return nil
+    }
+  }
+
+  @Test func unknownTargetsAndIntentsAreNamed() async throws {
+    let (_, _, dispatcher) = makeLab()
+    #expect(await error("goOffline", on: .path("/sensors/7"), in: dispatcher)?.description == "no model at '/sensors/7'")
+    #expect(await error("goOffline", on: .path("/title"), in: dispatcher)?.description == "no model at '/title'")
+    #expect(await error("goOffline", on: .path("sensors"), in: dispatcher)?.description.hasPrefix("no model at 'sensors': ") == true)
+    #expect(await error("goOffline", on: .id(ModelID(rawValue: 42)), in: dispatcher)?.description == "no model with id 000000000000002a")
+    #expect(
+      await error("notAnIntent", on: .path("/sensors/0"), in: dispatcher)?.description
+        == "Sensor has no intent 'notAnIntent' (it has record, rename, calibrate, goOffline)")
+    #expect(await error("record", in: dispatcher) == .unknownIntent(intent: "record", modelType: "Lab", available: ["addSensor"]))
+  }
+
+  @Test func badParametersAreNamed() async throws {
+    let (lab, anchor, dispatcher) = makeLab()
+    let sensor = IntentTarget.path("/sensors/0")
+    #expect(await error("rename", on: sensor, [1, 2], in: dispatcher)?.description == "the parameters of rename must be a JSON object, not array")
+    #expect(await error("rename", on: sensor, [:], in: dispatcher)?.description == "parameter 'to' of rename is missing")
+    #expect(
+      await error("rename", on: sensor, ["to": "x", "colour": "red"], in: dispatcher)?.description
+        == "rename has no parameter 'colour' (it takes to, suffix)")
+    let mistyped = await error("rename", on: sensor, ["to": 5], in: dispatcher)
+    guard case .invalidParameter("rename", "to", let reason) = mistyped else { Issue.record("got \(String(describing: mistyped))"); return }
+    #expect(reason.hasPrefix("expected String"))
+    let nested = await error("record", on: sensor, ["arg0": ["value": "warm", "unit": "C"]], in: dispatcher)
+    guard case .invalidParameter("record", "arg0/value", _) = nested else { Issue.record("got \(String(describing: nested))"); return }
+    #expect(lab.sensors[0].readings.isEmpty && lab.sensors[0].name == "a", "a refused call changes nothing")
+    #expect(anchor.revision == 0)
+  }
+
+  @Test func anIntentsOwnErrorComesBackTyped() async throws {
+    let (_, _, dispatcher) = makeLab()
+    _ = try await dispatcher.call("goOffline", on: .path("/sensors/0"))
+    #expect(
+      await error("calibrate", on: .path("/sensors/0"), ["times": 1], in: dispatcher)
+        == .failed(intent: "calibrate", errorType: "SensorError", message: "a is offline"))
+  }
+
+  @Test func intentNamesAndSchemas() throws {
+    #expect(Sensor.intentNames == ["record", "rename", "calibrate", "goOffline"])
+    var definitions = JSONSchemaDefinitions()
+    let schemas = Sensor.intentSchemas(in: &definitions)
+    let rename = try #require(schemas.first { $0.name == "rename" })
+    #expect(
+      rename.parameters.value == [
+        "type": "object", "additionalProperties": false, "required": ["to"],
+        "properties": ["to": ["type": "string"], "suffix": ["anyOf": [["type": "string"], ["type": "null"]]]],
+      ])
+    #expect(rename.result == .null)
+    let calibrate = try #require(schemas.first { $0.name == "calibrate" })
+    #expect(calibrate.result.value == ["type": "array", "items": ["type": "number"]])
+    #expect(calibrate.parameters.value.objectValue?["required"] == ["times"])
+  }
+}
