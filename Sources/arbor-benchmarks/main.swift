@@ -6,6 +6,7 @@ import Foundation
 //   swift run -c release arbor-benchmarks core           full sizes
 //   swift run -c release arbor-benchmarks core --quick   a tenth of the work
 //   swift run -c release arbor-benchmarks runtime        events and tasks
+//   swift run -c release arbor-benchmarks snapshots      snapshot encode/decode, patch sizes
 //   swift run -c release arbor-benchmarks all
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -29,10 +30,13 @@ for suite in selected {
     await CoreBenchmarks(divisor: quick ? 10 : 1).run()
   case "runtime":
     await RuntimeBenchmarks(divisor: quick ? 10 : 1).run()
+  case "snapshots":
+    await SnapshotBenchmarks(divisor: quick ? 10 : 1).run()
   case "all":
     await CoreBenchmarks(divisor: quick ? 10 : 1).run()
     await RuntimeBenchmarks(divisor: quick ? 10 : 1).run()
+    await SnapshotBenchmarks(divisor: quick ? 10 : 1).run()
   default:
-    print("unknown suite '\(suite)'; known: core, runtime, all")
+    print("unknown suite '\(suite)'; known: core, runtime, snapshots, all")
   }
 }

@@ -90,10 +90,11 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
       guard let table = current.childTable else { continue }
       current.childTable = nil
       var orphans: [AnyModelContext] = []
+      var seen: Set<ObjectIdentifier> = []
       for entry in table.entries {
         for child in entry.children {
           child.parentLinks.removeAll(parent: current, property: entry.property)
-          if child.parentLinks.isEmpty && child.lifetime == .anchored && !orphans.contains(where: { $0 === child }) {
+          if child.parentLinks.isEmpty && child.lifetime == .anchored && seen.insert(ObjectIdentifier(child)).inserted {
             orphans.append(child)
           }
         }
