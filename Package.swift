@@ -65,7 +65,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "counterfact-tour",
-      dependencies: ["CounterFact", "Arbor"],
+      dependencies: ["CounterFact", "Arbor", "ArborRPC"],
       path: "Examples/CounterFact/Sources/counterfact-tour"
     ),
     .testTarget(

@@ -5,7 +5,9 @@
 // client asks numbersapi.com.
 
 import Arbor
+import ArborRPC
 import CounterFact
+import Foundation
 
 /// A short, readable form of a changed value.
 func describe(_ value: any Sendable) -> String {
@@ -61,3 +63,28 @@ for await changeSet in changeSets {
 
 print("\nRevision \(anchor.revision): \(app.counters.count) counter(s), sum \(app.sum).")
 print("The remaining counter lives at \(app.counters[0].counter.node.path!).")
+
+// The same revisions as JSON Patch, the form a daemon streams to its watchers.
+print("\nThe next change, as the JSON Patch a watcher receives:\n")
+let patches = anchor.changeSets()
+app.counters[0].counter.incrementTapped()
+for await changeSet in patches {
+  print("r\(changeSet.revision)  \(String(decoding: try JSONValueEncoder().encode(changeSet.patch).jsonData(), as: UTF8.self))")
+  break
+}
+
+// A snapshot record, restored into a new tree that goes on from the same revision.
+let snapshot = try anchor.snapshot()
+let (restored, restoredAnchor) = try AppModel.andAnchor(restoring: snapshot) { $0.factClient = offlineFacts }
+print("\nSnapshot: \(snapshot.count) bytes at revision \(anchor.revision), schema \(AppModel.schemaHash.prefix(19))…")
+print("Restored at revision \(restoredAnchor.revision), same state: \(try restoredAnchor.state().value == anchor.state().value).")
+
+// Intents: operations called by name, target and JSON parameters.
+let dispatcher = IntentDispatcher(restoredAnchor)
+let outcome = try await dispatcher.call("incrementTapped", on: .path("/counters/0/counter"))
+print("\nintent incrementTapped on /counters/0/counter -> revision \(outcome.revision), count \(restored.counters[0].counter.count)")
+do {
+  _ = try await dispatcher.call("incrementTapped", on: .path("/counters/5/counter"))
+} catch {
+  print("intent incrementTapped on /counters/5/counter -> \(error)")
+}
