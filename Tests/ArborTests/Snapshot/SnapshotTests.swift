@@ -109,6 +109,7 @@ let activatedModels = LockIsolated<Set<ModelID>>([])
           model.history.append(step)
           model.name = "step \(step)"
         }
+        if step % 100 == 0 { await Task.yield() }
       }
     }
     var checked = 0
