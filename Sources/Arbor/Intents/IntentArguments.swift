@@ -21,6 +21,12 @@ public struct _IntentArguments: Sendable {
     return try decode(value, key)
   }
 
+  @available(*, unavailable, message: "the parameters of an @Intent must be Codable: they are decoded from JSON")
+  public func value<T>(_ key: String, _ type: T.Type) throws -> T { fatalError() }
+
+  @available(*, unavailable, message: "the parameters of an @Intent must be Codable: they are decoded from JSON")
+  public func value<T>(_ key: String, _ type: T.Type, default makeDefault: () -> T) throws -> T { fatalError() }
+
   private func decode<T: Decodable>(_ value: JSONValue, _ key: String) throws -> T {
     do {
       return try JSONValueDecoder().decode(T.self, from: value)
@@ -41,4 +47,7 @@ public struct _IntentArguments: Sendable {
 
   /// No result: `null`.
   public func result(_ value: Void) throws -> JSONValue { .null }
+
+  @available(*, unavailable, message: "the result of an @Intent must be Codable (or Void): it is encoded as JSON")
+  public func result<T>(_ value: T) throws -> JSONValue { fatalError() }
 }

@@ -63,3 +63,23 @@ func json(_ text: String) throws -> JSONValue {
     #expect(JSONPointerError.notFound(try JSONPointer("/foo/2")).description == "nothing at '/foo/2'")
   }
 }
+
+@Suite struct ModelIDPointerTests {
+  let state: JSONValue = [
+    "id": "root",
+    "counters": [["id": "c0", "count": 1], ["id": "c1", "count": 2, "nested": ["id": "n"]]],
+    "keyed": ["a/b": ["id": "k", "note": "~"]],
+    "tags": ["id"],
+  ]
+
+  @Test func findsModelsByIDWithEscapedPaths() throws {
+    #expect(state.pointer(toObjectWithID: "root")?.description == "")
+    #expect(state.pointer(toObjectWithID: "c1")?.description == "/counters/1")
+    #expect(state.pointer(toObjectWithID: "n")?.description == "/counters/1/nested")
+    let keyed = try #require(state.pointer(toObjectWithID: "k"))
+    #expect(keyed.description == "/keyed/a~1b")
+    #expect(try keyed.resolve(in: state) == ["id": "k", "note": "~"])
+    #expect(state.pointer(toObjectWithID: "missing") == nil)
+    #expect(state.pointer(toObjectWithID: "id") == nil, "a string in an array is not an object's id")
+  }
+}
