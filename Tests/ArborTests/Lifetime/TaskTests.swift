@@ -2,7 +2,7 @@
 import Testing
 
 /// Waits (bounded) until `condition` holds.
-func eventually(_ condition: @Sendable () -> Bool, timeout: Duration = .seconds(5)) async -> Bool {
+func eventually(_ condition: @Sendable () -> Bool, timeout: Duration = .seconds(20)) async -> Bool {
   let deadline = ContinuousClock.now + timeout
   while !condition() {
     if ContinuousClock.now > deadline { return false }

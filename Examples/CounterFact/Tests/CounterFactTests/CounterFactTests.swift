@@ -5,7 +5,7 @@ import Testing
 
 /// Waits (bounded) until `condition` holds. It polls, so the condition may read test
 /// doubles as well as model state.
-func expectEventually(_ condition: @Sendable () -> Bool, timeout: Duration = .seconds(5)) async -> Bool {
+func expectEventually(_ condition: @Sendable () -> Bool, timeout: Duration = .seconds(20)) async -> Bool {
   let deadline = ContinuousClock.now + timeout
   while !condition() {
     if ContinuousClock.now > deadline { return false }
