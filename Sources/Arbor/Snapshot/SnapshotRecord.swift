@@ -25,7 +25,7 @@ public struct SnapshotRecord: Sendable, Hashable, Codable {
   public var schema: String
   /// The tree's revision when the record was taken.
   public var revision: UInt64
-  /// When the record was taken.
+  /// When the record was taken, to the second (as it is written: ISO 8601, UTC).
   public var createdAt: Date
   /// The root's state: nested objects by property name, each model carrying its `id`.
   public var state: JSONValue
@@ -35,7 +35,7 @@ public struct SnapshotRecord: Sendable, Hashable, Codable {
     self.root = root
     self.schema = schema
     self.revision = revision
-    self.createdAt = createdAt
+    self.createdAt = createdAt.wholeSeconds
     self.state = state
   }
 
@@ -74,7 +74,7 @@ struct SnapshotHeader {
     self.root = root
     self.schema = schema
     self.revision = revision
-    self.createdAt = createdAt
+    self.createdAt = createdAt.wholeSeconds
   }
 
   /// Decodes the header; the format is checked before anything else is read.
@@ -103,5 +103,13 @@ struct SnapshotHeader {
     try container.encode(revision, forKey: .revision)
     try container.encode(createdAt.formatted(.iso8601), forKey: .createdAt)
     try container.encode(state, forKey: .state)
+  }
+}
+
+extension Date {
+  /// This date without its fraction of a second: what an ISO 8601 timestamp keeps, so a
+  /// record equals itself read back.
+  var wholeSeconds: Date {
+    Date(timeIntervalSince1970: timeIntervalSince1970.rounded(.down))
   }
 }

@@ -88,6 +88,20 @@ let activatedModels = LockIsolated<Set<ModelID>>([])
     #expect(text.contains(#""createdAt":"2026-11-18T"#))
   }
 
+  @Test func aRecordEditedAsJSONAndWrittenAgainRestores() throws {
+    let (model, anchor) = Thermostat().andAnchor()
+    model.history = [1]
+    var record = try anchor.snapshotRecord()
+    guard case .object(var state) = record.state else { Issue.record("not an object"); return }
+    state["name"] = "edited"
+    record.state = .object(state)
+    let data = try JSONEncoder().encode(record)
+    let (restored, restoredAnchor) = try Thermostat.andAnchor(restoring: data)
+    #expect(restored.name == "edited" && restored.history == [1])
+    #expect(restoredAnchor.revision == record.revision)
+    #expect(try JSONDecoder().decode(SnapshotRecord.self, from: data) == record)
+  }
+
   @Test func aSharedModelIsRestoredShared() throws {
     let shared = Leaf(value: 1)
     let (_, anchor) = Forest(branches: [Branch(name: "a", leaves: [shared]), Branch(name: "b", leaves: [shared])]).andAnchor()
