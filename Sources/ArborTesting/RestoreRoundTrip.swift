@@ -72,9 +72,9 @@ extension JSONValue {
     switch (lhs, rhs) {
     case (.object(let a), .object(let b)):
       for key in Set(a.keys).union(b.keys).sorted() {
-        let token = key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
-        if let difference = difference(a[key] ?? .null, b[key] ?? .null, at: path + "/" + token) { return difference }
-        if (a[key] == nil) != (b[key] == nil) { return "\(path)/\(token): present on one side only" }
+        let here = path + JSONPointer(tokens: [key]).description
+        if let difference = difference(a[key] ?? .null, b[key] ?? .null, at: here) { return difference }
+        if (a[key] == nil) != (b[key] == nil) { return "\(here): present on one side only" }
       }
       return nil
     case (.array(let a), .array(let b)):

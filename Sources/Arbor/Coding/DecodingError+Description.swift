@@ -1,12 +1,16 @@
+import ArborRPC
+
+extension CodingKey {
+  /// The key as a JSON Pointer token: an array index or a member name.
+  var pointerToken: String { intValue.map(String.init) ?? stringValue }
+}
+
 extension DecodingError {
   /// Where the error happened, as a JSON Pointer from the decoded value, and what went
   /// wrong, in words a user of the JSON can act on.
   var location: (path: String, reason: String) {
     func pointer(_ keys: [any CodingKey]) -> String {
-      keys.map { key in
-        let token = key.intValue.map(String.init) ?? key.stringValue
-        return "/" + token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
-      }.joined()
+      JSONPointer(tokens: keys.map(\.pointerToken)).description
     }
     switch self {
     case .typeMismatch(let type, let context):

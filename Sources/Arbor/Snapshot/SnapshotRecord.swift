@@ -55,7 +55,7 @@ public struct SnapshotRecord: Sendable, Hashable, Codable {
 
   public func encode(to encoder: any Encoder) throws {
     try SnapshotHeader(format: format, root: root, schema: schema, revision: revision, createdAt: createdAt)
-      .encode(to: encoder, state: state)
+      .record(state: state).encode(to: encoder)
   }
 }
 
@@ -94,15 +94,15 @@ struct SnapshotHeader {
     }
     createdAt = date
   }
+}
 
-  func encode(to encoder: any Encoder, state: some Encodable) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(format, forKey: .format)
-    try container.encode(root, forKey: .root)
-    try container.encode(schema, forKey: .schema)
-    try container.encode(revision, forKey: .revision)
-    try container.encode(createdAt.formatted(.iso8601), forKey: .createdAt)
-    try container.encode(state, forKey: .state)
+extension SnapshotHeader {
+  /// The whole record as a JSON value: the one place the record's fields are written.
+  func record(state: JSONValue) -> JSONValue {
+    [
+      "format": .int(Int64(format)), "root": .string(root), "schema": .string(schema),
+      "revision": .int(Int64(revision)), "createdAt": .string(createdAt.formatted(.iso8601)), "state": state,
+    ]
   }
 }
 

@@ -62,7 +62,7 @@ extension SnapshotError {
   init(_ error: EncodingError) {
     switch error {
     case .invalidValue(let value, let context):
-      let path = context.codingPath.map { "/" + ($0.intValue.map(String.init) ?? $0.stringValue) }.joined()
+      let path = JSONPointer(tokens: context.codingPath.map(\.pointerToken)).description
       self = .unencodable(reason: "\(value) at \(path.isEmpty ? "the root" : path): \(context.debugDescription)")
     @unknown default:
       self = .unencodable(reason: "\(error)")
@@ -70,15 +70,6 @@ extension SnapshotError {
   }
 }
 
-extension SnapshotHeader {
-  /// The whole record as a JSON value.
-  func record(state: JSONValue) -> JSONValue {
-    [
-      "format": .int(Int64(format)), "root": .string(root), "schema": .string(schema),
-      "revision": .int(Int64(revision)), "createdAt": .string(createdAt.formatted(.iso8601)), "state": state,
-    ]
-  }
-}
 
 /// A record decoded straight into models, its header checked before the state is read.
 struct DecodableRecord<Root: Model>: Decodable {

@@ -51,11 +51,10 @@ enum Python {
       }
       return URL(fileURLWithPath: configured)
     }
-    for directory in (environment["PATH"] ?? "").split(separator: ":") {
-      let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent("python3")
-      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+    guard let path = try? Subprocess.find("python3") else {
+      throw Failure(description: "python3 is not on PATH: install Python 3, or set ARBOR_PYTHON to an interpreter")
     }
-    throw Failure(description: "python3 is not on PATH: install Python 3, or set ARBOR_PYTHON to an interpreter")
+    return URL(fileURLWithPath: path)
   }
 }
 
