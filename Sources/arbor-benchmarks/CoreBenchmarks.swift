@@ -92,7 +92,7 @@ struct CoreBenchmarks {
 
       // The subscriber reads after the timed part: what is timed is producing each change
       // set (the path, the change, the hand-off), not waking a consumer on the other core.
-      let changeSets = root.node.changeSets()!
+      let changeSets = root.node.changeSets(limit: commits)!
       var iterator = changeSets.makeAsyncIterator()
       var subscribed = Double.infinity
       for _ in 0..<3 {
@@ -100,7 +100,7 @@ struct CoreBenchmarks {
           for _ in 0..<commits { next += 1; target.value = next }
         } / Double(commits))
         for _ in 0..<commits {
-          let changeSet = await iterator.next()!
+          let changeSet = try! await iterator.next()!
           precondition(changeSet.changes[0].path.components.count == 2)
         }
       }

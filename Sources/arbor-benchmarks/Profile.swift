@@ -25,7 +25,7 @@ enum Profile {
       let root = RootModel().withAnchor()
       root.children.append(contentsOf: (0..<100).map { _ in SmallModel() })
       let target = root.children[98]
-      let changeSets = root.node.changeSets()!
+      let changeSets = root.node.changeSets(limit: count)!
       for value in 1...count { target.value = value }
       withExtendedLifetime(changeSets) {}
     default:

@@ -93,7 +93,7 @@ struct SnapshotBenchmarks {
       root.children = (0..<count).map { SmallModel(value: $0, label: "item \($0)") }
       var changeSets = anchor.changeSets().makeAsyncIterator()
       root.children[count / 2].value = -1
-      let patch = await changeSets.next()!.patch
+      let patch = try! await changeSets.next()!.patch
       let patchBytes = try! JSONEncoder().encode(patch).count
       let snapshotBytes = try! anchor.snapshot().count
       report.row("\(count)", "\(patchBytes)", "\(snapshotBytes)", "\(snapshotBytes / patchBytes)x")

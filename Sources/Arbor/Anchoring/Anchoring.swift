@@ -52,8 +52,13 @@ public final class ModelAnchor<Root: Model>: Sendable {
   /// The revision of the last committed transaction that changed state.
   public var revision: UInt64 { tree.lock.withLock { tree.revision } }
 
-  /// Subscribes to the change sets committed from now on.
-  public func changeSets() -> ChangeSets { tree.subscribe() }
+  /// Subscribes to the change sets committed from now on. At most `limit` change sets wait
+  /// unread; a consumer that falls further behind gets ``SubscriptionError/overflow(limit:)``.
+  ///
+  /// ```swift
+  /// for try await changeSet in anchor.changeSets() { print(changeSet.patch) }
+  /// ```
+  public func changeSets(limit: Int = 10_000) -> ChangeSets { tree.subscribe(limit: limit) }
 
   deinit {
     tree.tearDown()

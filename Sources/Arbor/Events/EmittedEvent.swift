@@ -1,7 +1,7 @@
 /// An event as the tree records it for outside consumers (the daemon's event streams).
 ///
 /// ```swift
-/// for await emitted in anchor.events() where emitted.isExportable {
+/// for try await emitted in anchor.events() where emitted.isExportable {
 ///   print(emitted.revision, emitted.sourcePath, emitted.type)
 /// }
 /// ```
@@ -23,8 +23,12 @@ public struct EmittedEvent: Sendable {
 }
 
 /// A live stream of the events sent in a tree, from the moment of subscription.
+///
+/// Bounded: a consumer that falls `limit` events behind gets
+/// ``SubscriptionError/overflow(limit:)`` and the stream ends.
 public struct EmittedEvents: AsyncSequence, Sendable {
   public typealias Element = EmittedEvent
+  public typealias Failure = SubscriptionError
   let handle: SubscriptionHandle<EmittedEvent>
 
   public func makeAsyncIterator() -> SubscriptionIterator<EmittedEvent> {
@@ -39,11 +43,20 @@ public final class SubscriptionHandle<Element: Sendable>: Sendable {
   deinit { subscription.terminate() }
 }
 
-/// Iterates a subscription's elements in order.
+/// Iterates a subscription's elements in order, from one task at a time.
+///
+/// Throws ``SubscriptionError/overflow(limit:)`` once when the consumer fell too far behind,
+/// and ``SubscriptionError/concurrentConsumers`` when another task is already waiting on
+/// the same subscription.
 public struct SubscriptionIterator<Element: Sendable>: AsyncIteratorProtocol {
+  public typealias Failure = SubscriptionError
   let handle: SubscriptionHandle<Element>
 
-  public mutating func next() async -> Element? {
-    await handle.subscription.next()
+  public mutating func next() async throws(SubscriptionError) -> Element? {
+    try await handle.subscription.next()
+  }
+
+  public mutating func next(isolation actor: isolated (any Actor)?) async throws(SubscriptionError) -> Element? {
+    try await handle.subscription.next()
   }
 }

@@ -23,7 +23,7 @@ extension AnyModelContext {
   final func addEventListener() -> EventListener {
     let box = WeakContext(self)
     let token = ListenerToken()
-    let subscription = Subscription<EventDelivery> {
+    let subscription = Subscription<EventDelivery>(limit: 10_000) {
       guard let context = box.context else { return }
       context.withLock { context.hooks?.eventListeners.removeAll { $0.token === token } }
     }

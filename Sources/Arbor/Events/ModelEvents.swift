@@ -1,3 +1,5 @@
+import IssueReporting
+
 /// The events a model receives, filtered and mapped: what `node.event(of:)`,
 /// `node.event(ofType:)` and `node.event(fromType:)` return.
 ///
@@ -18,8 +20,12 @@ public struct ModelEvents<Element: Sendable>: AsyncSequence, Sendable {
     let transform: @Sendable (EventDelivery) -> Element?
 
     public mutating func next() async -> Element? {
-      while let delivery = await base.next() {
-        if let element = transform(delivery) { return element }
+      do {
+        while let delivery = try await base.next() {
+          if let element = transform(delivery) { return element }
+        }
+      } catch {
+        reportIssue("Events of \(Element.self): \(error)")
       }
       return nil
     }
@@ -84,12 +90,18 @@ extension ModelNode {
   }
 
   /// Subscribes to every event sent in this model's tree, from now on; nil before anchoring.
-  public func emittedEvents() -> EmittedEvents? {
-    context.tree?.subscribeEvents()
+  /// At most `limit` events wait unread (see ``SubscriptionError``).
+  public func emittedEvents(limit: Int = 10_000) -> EmittedEvents? {
+    context.tree?.subscribeEvents(limit: limit)
   }
 }
 
 extension ModelAnchor {
-  /// Subscribes to every event sent in the tree, from now on.
-  public func events() -> EmittedEvents { tree.subscribeEvents() }
+  /// Subscribes to every event sent in the tree, from now on. At most `limit` events wait
+  /// unread (see ``SubscriptionError``).
+  ///
+  /// ```swift
+  /// for try await emitted in anchor.events() { print(emitted.type) }
+  /// ```
+  public func events(limit: Int = 10_000) -> EmittedEvents { tree.subscribeEvents(limit: limit) }
 }

@@ -59,8 +59,9 @@ public struct ModelNode<M: Model>: Sendable {
   }
 
   /// Subscribes to the change sets its tree commits from now on; nil before anchoring.
-  public func changeSets() -> ChangeSets? {
-    context.tree?.subscribe()
+  /// At most `limit` change sets wait unread (see ``SubscriptionError``).
+  public func changeSets(limit: Int = 10_000) -> ChangeSets? {
+    context.tree?.subscribe(limit: limit)
   }
 
   /// Adds work to run when the model is deactivated (removed from its tree, or the tree is

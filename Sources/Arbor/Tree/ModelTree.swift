@@ -49,7 +49,9 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
       revision += 1
       if !subscribers.isEmpty {
         let changeSet = ChangeSet(revision: revision, changes: pendingChanges)
-        for subscription in subscribers.values { subscription.yield(changeSet) }
+        var ended: [Int] = []
+        for (id, subscription) in subscribers where !subscription.yield(changeSet) { ended.append(id) }
+        for id in ended { subscribers.removeValue(forKey: id) }
       }
       changedInTransaction = false
       if !pendingChanges.isEmpty { pendingChanges = [] }
@@ -104,27 +106,27 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   }
 
   /// Subscribes to committed change sets. Takes the lock.
-  func subscribe() -> ChangeSets {
+  func subscribe(limit: Int) -> ChangeSets {
     lock.withLock {
-      ChangeSets(startRevision: revision, handle: register(in: \.subscribers))
+      ChangeSets(startRevision: revision, handle: register(in: \.subscribers, limit: limit))
     }
   }
 
   /// Subscribes to the events sent in the tree. Takes the lock.
-  func subscribeEvents() -> EmittedEvents {
+  func subscribeEvents(limit: Int) -> EmittedEvents {
     lock.withLock {
-      EmittedEvents(handle: register(in: \.eventSubscribers))
+      EmittedEvents(handle: register(in: \.eventSubscribers, limit: limit))
     }
   }
 
   /// Adds a subscription to one of the subscriber tables; releasing the returned handle
   /// removes it. Lock held.
   private func register<Element>(
-    in table: ReferenceWritableKeyPath<ModelTree, [Int: Subscription<Element>]> & Sendable
+    in table: ReferenceWritableKeyPath<ModelTree, [Int: Subscription<Element>]> & Sendable, limit: Int
   ) -> SubscriptionHandle<Element> {
     let id = nextSubscriberID
     nextSubscriberID += 1
-    let subscription = Subscription<Element> { [weak self] in
+    let subscription = Subscription<Element>(limit: limit) { [weak self] in
       guard let self else { return }
       self.lock.withLock { _ = self[keyPath: table].removeValue(forKey: id) }
     }
@@ -134,8 +136,10 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
 
   /// Hands an event to the event subscribers.
   func publish(_ event: EmittedEvent) {
-    let subscriptions = lock.withLock { Array(eventSubscribers.values) }
-    for subscription in subscriptions { subscription.yield(event) }
+    let subscriptions = lock.withLock { Array(eventSubscribers) }
+    let ended = subscriptions.filter { !$0.value.yield(event) }.map(\.key)
+    guard !ended.isEmpty else { return }
+    lock.withLock { for id in ended { eventSubscribers.removeValue(forKey: id) } }
   }
 
   /// Ends every subscription (the tree was torn down).

@@ -2,9 +2,9 @@ import Arbor
 import Testing
 
 /// Collects the next `count` change sets of a subscription.
-func collect(_ changeSets: ChangeSets, count: Int) async -> [ChangeSet] {
+func collect(_ changeSets: ChangeSets, count: Int) async throws -> [ChangeSet] {
   var result: [ChangeSet] = []
-  for await changeSet in changeSets {
+  for try await changeSet in changeSets {
     result.append(changeSet)
     if result.count == count { break }
   }
@@ -41,7 +41,7 @@ func collect(_ changeSets: ChangeSets, count: Int) async -> [ChangeSet] {
       branch.name = "renamed"
     }
     branch.leaves.removeLast()
-    let sets = await collect(changes, count: 3)
+    let sets = try await collect(changes, count: 3)
     #expect(sets.map(\.revision) == [1, 2, 3])
 
     let insert = try #require(sets[0].changes.first)
@@ -58,7 +58,7 @@ func collect(_ changeSets: ChangeSets, count: Int) async -> [ChangeSet] {
     guard case .remove(0) = sets[2].changes[0].operation else { Issue.record("not a removal"); return }
   }
 
-  @Test func pathsAreTakenWhenTheChangeIsMade() async {
+  @Test func pathsAreTakenWhenTheChangeIsMade() async throws {
     let (branch, anchor) = Branch(name: "r", leaves: [Leaf(label: "a"), Leaf(label: "b")]).andAnchor()
     let changes = anchor.changeSets()
     let b = branch.leaves[1]
@@ -67,17 +67,17 @@ func collect(_ changeSets: ChangeSets, count: Int) async -> [ChangeSet] {
       branch.leaves.remove(at: 0)
       b.value = 2
     }
-    let set = await collect(changes, count: 1)[0]
+    let set = try await collect(changes, count: 1)[0]
     #expect(set.changes.map(\.valuePath.description) == ["/leaves/1/value", "/leaves/0", "/leaves/0/value"])
   }
 
-  @Test func replacingTheMiddleOfAnArrayRecordsRemovalsThenInsertions() async {
+  @Test func replacingTheMiddleOfAnArrayRecordsRemovalsThenInsertions() async throws {
     let (branch, anchor) = Branch(name: "r", leaves: (0..<5).map { Leaf(value: $0) }).andAnchor()
     let changes = anchor.changeSets()
     var leaves = branch.leaves
     leaves.replaceSubrange(1..<3, with: [Leaf(value: 10)])
     branch.leaves = leaves
-    let set = await collect(changes, count: 1)[0]
+    let set = try await collect(changes, count: 1)[0]
     let operations = set.changes.map { change -> String in
       switch change.operation {
       case .insert(let index, _): return "+\(index)"
@@ -107,7 +107,7 @@ func collect(_ changeSets: ChangeSets, count: Int) async -> [ChangeSet] {
     _ = anchor
   }
 
-  @Test func concurrentWritersProduceGaplessRevisions() async {
+  @Test func concurrentWritersProduceGaplessRevisions() async throws {
     let (branch, anchor) = Branch(name: "r", leaves: (0..<8).map { Leaf(value: $0) }).andAnchor()
     let changes = anchor.changeSets()
     let writesPerTask = 200
@@ -120,7 +120,7 @@ func collect(_ changeSets: ChangeSets, count: Int) async -> [ChangeSet] {
     }
     let total = 8 * writesPerTask
     #expect(anchor.revision == UInt64(total))
-    let sets = await collect(changes, count: total)
+    let sets = try await collect(changes, count: total)
     #expect(sets.map(\.revision) == Array(1...UInt64(total)))
   }
 

@@ -21,8 +21,8 @@ import Testing
     branch.leaves.remove(at: 2)
 
     let patches = [
-      await changeSets.next()!.patch, await changeSets.next()!.patch,
-      await changeSets.next()!.patch, await changeSets.next()!.patch,
+      try await changeSets.next()!.patch, try await changeSets.next()!.patch,
+      try await changeSets.next()!.patch, try await changeSets.next()!.patch,
     ]
     #expect(try encoded(patches[0]) == [["op": "replace", "path": "/name", "value": "renamed"]])
     #expect(try encoded(patches[1]) == [["op": "replace", "path": "/leaves/1/value", "value": 5]])
@@ -42,7 +42,7 @@ import Testing
       branch.leaves.append(leaf)
       leaf.value = 2
     }
-    let patch = await changeSets.next()!.patch
+    let patch = try await changeSets.next()!.patch
     #expect(patch.operations.count == 2)
     guard case .add(_, let value) = patch.operations[0] else { Issue.record("not an add"); return }
     #expect(value.objectValue?["value"] == 1, "the insert carries the value at insertion, the later write follows it")
@@ -54,8 +54,8 @@ import Testing
     var changeSets = anchor.changeSets().makeAsyncIterator()
     forest.keyed["a/b~c"] = Leaf()
     forest.keyed["a/b~c"]?.value = 3
-    _ = await changeSets.next()
-    let patch = await changeSets.next()!.patch
+    _ = try await changeSets.next()
+    let patch = try await changeSets.next()!.patch
     #expect(patch.operations.first?.path.description == "/keyed/a~1b~0c/value")
   }
 
@@ -76,7 +76,7 @@ import Testing
       guard revision != before else { continue }
       var patch = JSONPatch([])
       while true {
-        let changeSet = try #require(await changeSets.next())
+        let changeSet = try #require(try await changeSets.next())
         patch = JSONPatch(patch.operations + changeSet.patch.operations)
         if changeSet.revision == revision { break }
       }

@@ -10,7 +10,7 @@ import Testing
     ProcessInfo.processInfo.environment["ARBOR_STRESS_SECONDS"].flatMap(Double.init) ?? 2
   }
 
-  @Test func concurrentWritersReadersAndObserversKeepTheTreeConsistent() async {
+  @Test func concurrentWritersReadersAndObserversKeepTheTreeConsistent() async throws {
     let (forest, anchor) = Forest(branches: (0..<4).map { Branch(name: "b\($0)", leaves: (0..<4).map { Leaf(value: $0) }) }).andAnchor()
     let changes = anchor.changeSets()
     let deadline = Date().addingTimeInterval(Self.seconds)
@@ -65,7 +65,7 @@ import Testing
 
     let revision = anchor.revision
     var expected: UInt64 = 1
-    for await changeSet in changes {
+    for try await changeSet in changes {
       #expect(changeSet.revision == expected)
       expected += 1
       if changeSet.revision == revision { break }

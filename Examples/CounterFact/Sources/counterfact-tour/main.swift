@@ -54,7 +54,7 @@ await waitUntil { app.factPrompt == nil }
 
 // The subscription buffered every change set in commit order; print them.
 let finalRevision = anchor.revision
-for await changeSet in changeSets {
+for try await changeSet in changeSets {
   for change in changeSet.changes {
     print("r\(changeSet.revision)  \(describe(change))")
   }
@@ -68,7 +68,7 @@ print("The remaining counter lives at \(app.counters[0].counter.node.path!).")
 print("\nThe next change, as the JSON Patch a watcher receives:\n")
 let patches = anchor.changeSets()
 app.counters[0].counter.incrementTapped()
-for await changeSet in patches {
+for try await changeSet in patches {
   print("r\(changeSet.revision)  \(String(decoding: try JSONValueEncoder().encode(changeSet.patch).jsonData(), as: UTF8.self))")
   break
 }
