@@ -12,21 +12,43 @@ extension ChangeSet {
   /// }
   /// ```
   public var patch: JSONPatch {
-    JSONPatch(changes.compactMap(\.patchOperation))
+    JSONPatch(changes.flatMap(\.patchOperations))
   }
 }
 
 extension Change {
-  /// This change as one JSON Patch operation; nil when the value is not state.
-  public var patchOperation: JSONPatchOperation? {
-    let pointer = JSONPointer(tokens: valuePath.components.map(\.token))
-    switch operation {
-    case .set:
-      return value.map { .replace(pointer, $0) }
-    case .insert:
-      return value.map { .add(pointer, $0) }
-    case .remove:
-      return .remove(pointer)
+  /// This change as JSON Patch operations: one per place the model occupies (more for a
+  /// container edited in several spots); none when the value is not state or could not be
+  /// encoded (see ``encodingError``).
+  public var patchOperations: [JSONPatchOperation] {
+    paths.flatMap { path -> [JSONPatchOperation] in
+      let property = path.components.map(\.token) + [self.property]
+      switch operation {
+      case .set:
+        if let edits {
+          return edits.map { $0.rebased(under: property) }
+        }
+        return value.map { [.replace(JSONPointer(tokens: property), $0)] } ?? []
+      case .insert(let index, _):
+        return value.map { [.add(JSONPointer(tokens: property + [String(index)]), $0)] } ?? []
+      case .remove(let index):
+        return [.remove(JSONPointer(tokens: property + [String(index)]))]
+      }
+    }
+  }
+}
+
+extension JSONPatchOperation {
+  /// The same operation with `prefix` put before its pointers.
+  func rebased(under prefix: [String]) -> JSONPatchOperation {
+    func moved(_ pointer: JSONPointer) -> JSONPointer { JSONPointer(tokens: prefix + pointer.tokens) }
+    switch self {
+    case .add(let path, let value): return .add(moved(path), value)
+    case .remove(let path): return .remove(moved(path))
+    case .replace(let path, let value): return .replace(moved(path), value)
+    case .move(let from, let path): return .move(from: moved(from), to: moved(path))
+    case .copy(let from, let path): return .copy(from: moved(from), to: moved(path))
+    case .test(let path, let value): return .test(moved(path), value)
     }
   }
 }

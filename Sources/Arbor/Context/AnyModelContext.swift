@@ -115,6 +115,44 @@ public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded
     reversed.reverse()
     return ModelPath(reversed)
   }
+
+  /// Every path from the root to this model in the tree's state: one per place it occupies
+  /// (a shared model, or a model below one, has several). Empty when the model is not part
+  /// of the state. Must be called with the lock held. Costs O(depth) for an unshared chain.
+  func pathsFromRoot() -> [ModelPath] {
+    var paths: [ModelPath] = []
+    collectPaths(below: [], into: &paths, depth: 0)
+    return paths
+  }
+
+  /// Adds the paths from the root to this model, each followed by `suffix` (reversed
+  /// components below this model), to `paths`.
+  private final func collectPaths(below suffix: [PathComponent], into paths: inout [ModelPath], depth: Int) {
+    var reversed = suffix
+    var context = self
+    var steps = depth
+    while true {
+      steps += 1
+      if steps > 100_000 { return }  // a cycle of models: not a tree
+      switch context.parentLinks {
+      case .none:
+        guard let tree = context.unownedTree, tree._withUnsafeGuaranteedRef({ $0.root === context }) else { return }
+        paths.append(ModelPath(reversed.reversed()))
+        return
+      case .one(let link):
+        guard link.property != dependencyProperty else { return }
+        link.appendReversedComponents(to: &reversed)
+        context = link.parent
+      case .many(let links):
+        for link in links where link.property != dependencyProperty {
+          var branch = reversed
+          link.appendReversedComponents(to: &branch)
+          link.parent.collectPaths(below: branch, into: &paths, depth: steps)
+        }
+        return
+      }
+    }
+  }
 }
 
 /// An observer registered on one property of a context.

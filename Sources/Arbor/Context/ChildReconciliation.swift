@@ -4,132 +4,126 @@ extension AnyModelContext {
   /// Records that a property holding models was written and brings the child links up to date.
   /// Called with the lock held.
   ///
-  /// An array of models that grew at its end, or shrank from its end, is reconciled in time
-  /// proportional to the change. Any other write is reconciled by one pass over the new value.
+  /// An array of models is reconciled by identity: its common prefix and suffix with the
+  /// old children stay, what lies between is removed and inserted. Any other container is
+  /// re-walked, and its change recorded as the smallest edits from `old` (its shallow
+  /// encoding before the write; nil when nobody records changes).
   @usableFromInline
-  final func _didSetContainer(_ property: Int, _ value: any Sendable, _ scope: inout _WriteScope) {
+  final func _didSetContainer(_ property: Int, _ value: any Sendable, old: _ShallowValue, _ scope: inout _WriteScope) {
     defer { collectObservers(of: property, into: &scope) }
     guard let tree = scope.tree, lifetime == .anchored else { return }
     tree.changedInTransaction = true
-    let basePath = tree.isRecording ? pathFromRoot(inState: true) : nil
+    let paths = tree.isRecording ? pathsFromRoot() : []
     let table = childTable ?? ChildTable()
     childTable = table
     let slot = table.slot(of: property)
 
     if let array = value as? any _ModelArray {
-      reconcileArray(array, property: property, slot: slot, table: table, tree: tree, basePath: basePath)
-    } else {
-      let old = table.entries[slot].children
-      for child in old {
-        child.parentLinks.removeAll(parent: self, property: property)
-        if child.parentLinks.isEmpty { tree.pendingDetached.append(child) }
+      reconcileArray(array, property: property, slot: slot, table: table, tree: tree, paths: paths)
+      return
+    }
+    let oldChildren = table.entries[slot].children
+    for child in oldChildren {
+      child.parentLinks.removeAll(parent: self, property: property)
+      if child.parentLinks.isEmpty { tree.pendingDetached.append(child) }
+    }
+    var visitor = ModelVisitor()
+    visitChildren(property: property, into: &visitor)
+    var children = ContiguousArray<AnyModelContext>()
+    children.reserveCapacity(visitor.found.count)
+    for found in visitor.found {
+      if let child = link(found.model, property: property, position: ChildPosition(found.components), tree: tree) {
+        children.append(child)
       }
-      var visitor = ModelVisitor()
-      visitChildren(property: property, into: &visitor)
-      var children = ContiguousArray<AnyModelContext>()
-      children.reserveCapacity(visitor.found.count)
-      for found in visitor.found {
-        if let child = link(found.model, property: property, position: ChildPosition(found.components), tree: tree) {
-          children.append(child)
-        }
-      }
-      table.entries[slot].children = children
-      if let basePath {
-        tree.record(Change(modelID: id, modelType: typeName, path: basePath, property: propertyName(property), operation: .set(value)))
-      }
+    }
+    table.entries[slot].children = children
+    guard !paths.isEmpty else { return }
+    let name = propertyName(property)
+    switch old.json {
+    case .success(let before?):
+      tree.record(
+        Change(
+          modelID: id, modelType: typeName, paths: paths, property: name, value: value,
+          edits: ContainerEdits.edits(from: before, to: value, models: visitor.found)))
+    case .success(nil):
+      tree.record(Change(modelID: id, modelType: typeName, paths: paths, property: name, operation: .set(value)))
+    case .failure(let error):
+      tree.record(Change(modelID: id, modelType: typeName, paths: paths, property: name, value: value, edits: .failure(error)))
     }
   }
 
   private final func reconcileArray(
-    _ array: any _ModelArray, property: Int, slot: Int, table: ChildTable, tree: ModelTree, basePath: ModelPath?
+    _ array: any _ModelArray, property: Int, slot: Int, table: ChildTable, tree: ModelTree, paths: [ModelPath]
   ) {
     let oldCount = table.entries[slot].children.count
     let newCount = array._$count
     let name = propertyName(property)
     func record(_ operation: Change.Operation) {
-      if let basePath {
-        tree.record(Change(modelID: id, modelType: typeName, path: basePath, property: name, operation: operation))
+      if !paths.isEmpty {
+        tree.record(Change(modelID: id, modelType: typeName, paths: paths, property: name, operation: operation))
       }
     }
-    // The child list is read in place: a second reference to it would make appending to it copy.
-    func same(_ index: Int) -> Bool { table.entries[slot].children[index] === array._$context(at: index) }
-    // Whether the first `count` elements still stand where they were: every one of them for
-    // a short array, the first, middle and last for a long one (keeping appends O(1)).
-    func prefixUnchanged(_ count: Int) -> Bool {
-      if count == 0 { return true }
-      if count <= 256 { return (0..<count).allSatisfy(same) }
-      return same(0) && same(count - 1) && same(count / 2)
-    }
+    // The child list is read in place: a second reference to it would make editing it copy.
+    let prefix = array._$commonPrefix(with: table.entries[slot].children)
+    if prefix == oldCount && prefix == newCount { return }
+    let suffix = array._$commonSuffix(with: table.entries[slot].children, limit: min(oldCount, newCount) - prefix)
+    let oldMiddle = prefix..<(oldCount - suffix)
+    let newMiddle = prefix..<(newCount - suffix)
 
-    // Appended at the end: the old elements still stand where they were.
-    if newCount > oldCount, prefixUnchanged(oldCount) {
-      var fresh = true
-      for index in oldCount..<newCount where array._$context(at: index).parentLinks.contains(parent: self, property: property) {
-        fresh = false
-        break
-      }
-      if fresh {
-        for index in oldCount..<newCount {
-          let model = array._$model(at: index)
-          if let child = link(model, property: property, position: .index(index), tree: tree) {
-            table.entries[slot].children.append(child)
-          }
-          record(.insert(index: index, value: model))
-        }
-        return
+    // Which elements of the middle stay (possibly at another index).
+    var keptOld = [Int?](repeating: nil, count: newMiddle.count)  // new offset -> old offset
+    var isKept = [Bool](repeating: false, count: oldMiddle.count)
+    if !oldMiddle.isEmpty && !newMiddle.isEmpty {
+      let old = oldMiddle.map { ObjectIdentifier(table.entries[slot].children[$0]) }
+      let new = newMiddle.map { ObjectIdentifier(array._$context(at: $0)) }
+      for (i, j) in IdentityDiff.kept(old, new) ?? [] {
+        keptOld[j] = i
+        isKept[i] = true
       }
     }
+    let shift = newMiddle.count - oldMiddle.count
 
-    // Removed from the end.
-    if newCount < oldCount, prefixUnchanged(newCount) {
-      for index in (newCount..<oldCount).reversed() {
-        let child = table.entries[slot].children.removeLast()
-        child.parentLinks.remove(parent: self, property: property, index: index)
-        if child.parentLinks.isEmpty { tree.pendingDetached.append(child) }
-        record(.remove(index: index))
-      }
-      return
-    }
-
-    let old = table.entries[slot].children
-    // Anything else: trim the common prefix and suffix; what lies between was replaced.
-    var prefix = 0
-    while prefix < oldCount, prefix < newCount, old[prefix] === array._$context(at: prefix) { prefix += 1 }
-    var suffix = 0
-    while suffix < oldCount - prefix, suffix < newCount - prefix,
-      old[oldCount - 1 - suffix] === array._$context(at: newCount - 1 - suffix)
-    {
-      suffix += 1
-    }
-    let removed = prefix..<(oldCount - suffix)
-    let inserted = prefix..<(newCount - suffix)
-    for index in removed.reversed() {
-      let child = old[index]
+    // First every link that moves or goes is removed, then the new ones are made, so that a
+    // model held at several indices of this array is never confused with itself.
+    for offset in (0..<oldMiddle.count).reversed() where !isKept[offset] {
+      let index = prefix + offset
+      let child = table.entries[slot].children[index]
       child.parentLinks.remove(parent: self, property: property, index: index)
       if child.parentLinks.isEmpty { tree.pendingDetached.append(child) }
       record(.remove(index: index))
     }
-    var children = ContiguousArray<AnyModelContext>()
-    children.reserveCapacity(newCount)
-    children.append(contentsOf: old[0..<prefix])
-    for index in inserted {
+    var moved: [(AnyModelContext, Int)] = []
+    for (newOffset, oldOffset) in keptOld.enumerated() {
+      guard let oldOffset, oldOffset != newOffset else { continue }
+      let child = table.entries[slot].children[prefix + oldOffset]
+      child.parentLinks.remove(parent: self, property: property, index: prefix + oldOffset)
+      moved.append((child, prefix + newOffset))
+    }
+    if shift != 0 {
+      for index in (oldCount - suffix)..<oldCount {
+        let child = table.entries[slot].children[index]
+        child.parentLinks.remove(parent: self, property: property, index: index)
+        moved.append((child, index + shift))
+      }
+    }
+    for (child, index) in moved {
+      child.parentLinks.append(ParentLink(parent: self, property: property, position: .index(index)))
+    }
+    var middle = ContiguousArray<AnyModelContext>()
+    middle.reserveCapacity(newMiddle.count)
+    for (newOffset, oldOffset) in keptOld.enumerated() {
+      if let oldOffset {
+        middle.append(table.entries[slot].children[prefix + oldOffset])
+        continue
+      }
+      let index = prefix + newOffset
       let model = array._$model(at: index)
       if let child = link(model, property: property, position: .index(index), tree: tree) {
-        children.append(child)
+        middle.append(child)
       }
       record(.insert(index: index, value: model))
     }
-    let shift = newCount - oldCount
-    for offset in 0..<suffix {
-      let oldIndex = oldCount - suffix + offset
-      let child = old[oldIndex]
-      if shift != 0 {
-        child.parentLinks.remove(parent: self, property: property, index: oldIndex)
-        child.parentLinks.append(ParentLink(parent: self, property: property, position: .index(oldIndex + shift)))
-      }
-      children.append(child)
-    }
-    table.entries[slot].children = children
+    table.entries[slot].children.replaceSubrange(oldMiddle, with: middle)
   }
 
   /// Links a child found in `property` and, if it is new to the tree, anchors it and its

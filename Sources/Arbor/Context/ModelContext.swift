@@ -79,22 +79,25 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
 
   @inlinable
   public func _$set<V: Sendable & ModelContainer>(_ property: Int, _ value: V, _ read: (M._$State) -> V?, _ write: (inout M._$State, V) -> Void) {
-    setContainer(property, value, write)
+    setContainer(property, value, read, write)
   }
 
   /// Containers are compared by the identity of the models they hold, not by `==`; this
   /// overload only settles which of the two above applies.
   @inlinable
   public func _$set<V: Sendable & ModelContainer & Equatable>(_ property: Int, _ value: V, _ read: (M._$State) -> V?, _ write: (inout M._$State, V) -> Void) {
-    setContainer(property, value, write)
+    setContainer(property, value, read, write)
   }
 
   @inlinable
-  func setContainer<V: Sendable & ModelContainer>(_ property: Int, _ value: V, _ write: (inout M._$State, V) -> Void) {
+  func setContainer<V: Sendable & ModelContainer>(
+    _ property: Int, _ value: V, _ read: (M._$State) -> V?, _ write: (inout M._$State, V) -> Void
+  ) {
     var scope = _beginWrite()
     if _canWrite(property) {
+      let before = _shallowBefore(read(_state))
       write(&_state, value)
-      _didSetContainer(property, value, &scope)
+      _didSetContainer(property, value, old: before, &scope)
     }
     _endWrite(scope)
   }
@@ -124,6 +127,30 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
     // second reference to an array would make the in-place mutation copy it.
     let keep = !writable || _isPOD(V.self)
     return _ModelModify(value: value, original: keep ? value : nil, scope: scope, writable: writable)
+  }
+
+  /// A container of models: its value before the mutation is kept, shallowly encoded,
+  /// while changes are recorded, so the write is recorded as its smallest edits.
+  @inlinable
+  public func _$beginModify<V: Sendable & ModelContainer>(_ property: Int, _ take: (inout M._$State) -> V?) -> _ModelModify<V> {
+    beginContainerModify(property, take)
+  }
+
+  @inlinable
+  public func _$beginModify<V: Sendable & ModelContainer & Equatable>(_ property: Int, _ take: (inout M._$State) -> V?) -> _ModelModify<V> {
+    beginContainerModify(property, take)
+  }
+
+  @inlinable
+  func beginContainerModify<V: Sendable & ModelContainer>(_ property: Int, _ take: (inout M._$State) -> V?) -> _ModelModify<V> {
+    let scope = _beginWrite()
+    let writable = _canWrite(property)
+    guard let value = take(&_state) else {
+      _endWrite(scope)
+      _missingValue(property)
+    }
+    let before = writable ? _shallowBefore(value) : .none
+    return _ModelModify(value: value, original: writable ? nil : value, scope: scope, writable: writable, before: before)
   }
 
   @inlinable
@@ -166,7 +193,7 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
   func endContainerModify<V: Sendable & ModelContainer>(_ property: Int, _ access: inout _ModelModify<V>, _ write: (inout M._$State, V) -> Void) {
     if access.writable {
       write(&_state, access.value)
-      _didSetContainer(property, access.value, &access.scope)
+      _didSetContainer(property, access.value, old: access.before, &access.scope)
     } else {
       write(&_state, access.original!)
     }
@@ -180,12 +207,14 @@ public struct _ModelModify<V> {
   @usableFromInline var original: V?
   @usableFromInline var scope: _WriteScope
   @usableFromInline let writable: Bool
+  @usableFromInline var before: _ShallowValue
 
   @inlinable
-  init(value: V, original: V?, scope: _WriteScope, writable: Bool) {
+  init(value: V, original: V?, scope: _WriteScope, writable: Bool, before: _ShallowValue = .none) {
     self.value = value
     self.original = original
     self.scope = scope
     self.writable = writable
+    self.before = before
   }
 }

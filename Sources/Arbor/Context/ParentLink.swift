@@ -33,6 +33,16 @@ struct ParentLink {
   unowned(unsafe) let parent: AnyModelContext
   let property: Int
   var position: ChildPosition
+
+  /// Appends this link's path components (position, then property) in reverse order.
+  func appendReversedComponents(to reversed: inout [PathComponent]) {
+    switch position {
+    case .direct: break
+    case .index(let index): reversed.append(.index(index))
+    case .components(let components): reversed.append(contentsOf: components.reversed())
+    }
+    reversed.append(.property(parent.propertyName(property)))
+  }
 }
 
 /// The places a model occupies: none, one (the common case, no allocation) or several

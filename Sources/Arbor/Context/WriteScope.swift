@@ -62,8 +62,11 @@ extension AnyModelContext {
   final func _didSet(_ property: Int, _ scope: inout _WriteScope, _ value: () -> any Sendable) {
     if let tree = scope.tree, lifetime == .anchored {
       tree.changedInTransaction = true
-      if tree.isRecording, let path = pathFromRoot(inState: true) {
-        tree.record(Change(modelID: id, modelType: typeName, path: path, property: propertyName(property), operation: .set(value())))
+      if tree.isRecording {
+        let paths = pathsFromRoot()
+        if !paths.isEmpty {
+          tree.record(Change(modelID: id, modelType: typeName, paths: paths, property: propertyName(property), operation: .set(value())))
+        }
       }
     }
     collectObservers(of: property, into: &scope)

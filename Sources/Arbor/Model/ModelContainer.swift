@@ -58,28 +58,64 @@ extension IdentifiedArray: ModelContainer where Element: ModelContainer {
 
 /// An array-like container whose elements are models, at positions `0..<count`.
 ///
-/// Writes to such a property that append at the end or remove from the end are reconciled
-/// in time proportional to the change, not to the length of the array.
+/// Writes to such a property are reconciled by identity: the common prefix and suffix of
+/// the old and new elements are found by comparing contexts, and what lies between is
+/// removed and inserted. Comparing is a tight loop over references, done on every write.
 public protocol _ModelArray {
   var _$count: Int { get }
   func _$context(at index: Int) -> AnyModelContext
   func _$model(at index: Int) -> any Model
+  /// How many leading elements are the models of `contexts`, in order.
+  func _$commonPrefix(with contexts: ContiguousArray<AnyModelContext>) -> Int
+  /// How many trailing elements are the trailing models of `contexts`, looking at no more
+  /// than `limit` of them.
+  func _$commonSuffix(with contexts: ContiguousArray<AnyModelContext>, limit: Int) -> Int
 }
 
 extension Array: _ModelArray where Element: Model {
   public var _$count: Int { count }
   public func _$context(at index: Int) -> AnyModelContext { self[index]._$modelContext }
   public func _$model(at index: Int) -> any Model { self[index] }
+  public func _$commonPrefix(with contexts: ContiguousArray<AnyModelContext>) -> Int {
+    withUnsafeBufferPointer { Element._$commonPrefix($0, contexts) }
+  }
+  public func _$commonSuffix(with contexts: ContiguousArray<AnyModelContext>, limit: Int) -> Int {
+    withUnsafeBufferPointer { Element._$commonSuffix($0, contexts, limit: limit) }
+  }
 }
 
 extension ContiguousArray: _ModelArray where Element: Model {
   public var _$count: Int { count }
   public func _$context(at index: Int) -> AnyModelContext { self[index]._$modelContext }
   public func _$model(at index: Int) -> any Model { self[index] }
+  public func _$commonPrefix(with contexts: ContiguousArray<AnyModelContext>) -> Int {
+    withUnsafeBufferPointer { Element._$commonPrefix($0, contexts) }
+  }
+  public func _$commonSuffix(with contexts: ContiguousArray<AnyModelContext>, limit: Int) -> Int {
+    withUnsafeBufferPointer { Element._$commonSuffix($0, contexts, limit: limit) }
+  }
 }
 
-extension IdentifiedArray: _ModelArray where Element: Model {
-  public var _$count: Int { count }
-  public func _$context(at index: Int) -> AnyModelContext { self[index]._$modelContext }
-  public func _$model(at index: Int) -> any Model { self[index] }
+extension Model {
+  /// How many leading `models` have the contexts `contexts` starts with.
+  @inlinable
+  static func _$commonPrefix(_ models: UnsafeBufferPointer<Self>, _ contexts: ContiguousArray<AnyModelContext>) -> Int {
+    contexts.withUnsafeBufferPointer { old in
+      let count = Swift.min(models.count, old.count)
+      var index = 0
+      while index < count, models[index]._$modelContext === old[index] { index += 1 }
+      return index
+    }
+  }
+
+  /// How many trailing `models` have the contexts `contexts` ends with, at most `limit`.
+  @inlinable
+  static func _$commonSuffix(_ models: UnsafeBufferPointer<Self>, _ contexts: ContiguousArray<AnyModelContext>, limit: Int) -> Int {
+    contexts.withUnsafeBufferPointer { old in
+      let count = Swift.min(limit, models.count, old.count)
+      var length = 0
+      while length < count, models[models.count - 1 - length]._$modelContext === old[old.count - 1 - length] { length += 1 }
+      return length
+    }
+  }
 }

@@ -1,4 +1,5 @@
 import Dependencies
+import IssueReporting
 
 /// One anchored tree: its lock, its revision, and the transaction in progress.
 ///
@@ -22,6 +23,8 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   @exclusivity(unchecked) var pendingObservers: [AccessObserver] = []
   @exclusivity(unchecked) var pendingActivations: [any Model] = []
   @exclusivity(unchecked) var pendingDetached: [AnyModelContext] = []
+  /// Issues found under the lock, reported once it is released.
+  @exclusivity(unchecked) var pendingIssues: [String] = []
   /// Tasks cancelled inside a transaction, cancelled once it has committed.
   @exclusivity(unchecked) var pendingCancellations: [Task<Void, Never>] = []
   /// This tree's instances of models used as dependencies.
@@ -40,6 +43,12 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
 
   func record(_ change: Change) {
     pendingChanges.append(change)
+    if let error = change.encodingError {
+      let place = change.paths.first.map { $0.appending(.property(change.property)).description } ?? change.property
+      pendingIssues.append(
+        "The value written to '\(change.property)' of \(change.modelType) at \(place) cannot be encoded as JSON (\(error)); "
+          + "the change set of this revision is not exact and watchers must re-read the state.")
+    }
   }
 
   /// Ends the outermost transaction. Called with the lock held; the returned work must run
@@ -57,9 +66,13 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
       if !pendingChanges.isEmpty { pendingChanges = [] }
     }
     guard !pendingDetached.isEmpty || !pendingActivations.isEmpty || !pendingObservers.isEmpty
-      || !pendingCancellations.isEmpty
+      || !pendingCancellations.isEmpty || !pendingIssues.isEmpty
     else { return nil }
     var work = PostCommitWork()
+    if !pendingIssues.isEmpty {
+      work.issues = pendingIssues
+      pendingIssues = []
+    }
     if !pendingCancellations.isEmpty {
       work.cancellations = pendingCancellations
       pendingCancellations = []
@@ -159,12 +172,14 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
 /// transaction, cancel the work of removed models (parents first), activate new ones
 /// (parents first), wake observers.
 struct PostCommitWork {
+  var issues: [String] = []
   var cancellations: [Task<Void, Never>] = []
   var deactivations: [AnyModelContext] = []
   var activations: [any Model] = []
   var observers: [AccessObserver] = []
 
   func run() {
+    for issue in issues { reportIssue(issue) }
     for task in cancellations { task.cancel() }
     for context in deactivations { context.deactivate() }
     for model in activations { model._$anyContext.activate(model) }

@@ -20,6 +20,15 @@ public struct JSONValueEncoder: Sendable {
   /// ```
   public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
 
+  /// Called with every value that is not a primitive before it is encoded; a non-nil
+  /// result is written in its place. Lets a caller encode some values by reference.
+  ///
+  /// ```swift
+  /// var encoder = JSONValueEncoder()
+  /// encoder.substitute = { ($0 as? Secret).map { _ in "redacted" } }
+  /// ```
+  public var substitute: (@Sendable (any Encodable) -> JSONValue?)?
+
   /// An encoder with no `userInfo`.
   ///
   /// ```swift
@@ -42,7 +51,9 @@ public struct JSONValueEncoder: Sendable {
     } catch {
       throw error.encodingError(codingPath: [])
     }
+    if let substitute, let replacement = substitute(value) { return replacement }
     let encoder = _JSONValueEncoderImpl(userInfo: userInfo, codingPath: [])
+    encoder.substitute = substitute
     try value.encode(to: encoder)
     return encoder.storage.finish()
   }
@@ -352,6 +363,7 @@ final class _JSONValueEncoderImpl: Encoder {
   @exclusivity(unchecked) var storage: _JSONEncodedStorage = .empty
   @exclusivity(unchecked) var path: _JSONCodingPath
   let sendableUserInfo: [CodingUserInfoKey: any Sendable]
+  var substitute: (@Sendable (any Encodable) -> JSONValue?)?
 
   init(userInfo: [CodingUserInfoKey: any Sendable], codingPath: [any CodingKey]) {
     self.sendableUserInfo = userInfo
@@ -416,6 +428,7 @@ final class _JSONValueEncoderImpl: Encoder {
 
   /// Runs `value.encode(to:)` with fresh storage and returns what it encoded.
   private func encodeComposite<T: Encodable>(_ value: T) throws -> JSONValue {
+    if let substitute, let replacement = substitute(value) { return replacement }
     let outer = storage
     storage = .empty
     defer { storage = outer }
