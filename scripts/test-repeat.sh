@@ -35,11 +35,14 @@ swift build "${build_flags[@]}" --build-tests "${scratch[@]}"
 binary="$(swift build "${build_flags[@]}" "${scratch[@]}" --show-bin-path)/ArborPackageTests.xctest"
 logs="$(mktemp -d "${TMPDIR:-/tmp}/arbor-test-repeat.XXXXXX")"
 
-# The tests of a stalled run's log that started and never ended.
+# The tests of a stalled run's log that started and never ended (test cases of
+# parameterized tests are left out; their test is listed).
 unfinished() {
-  local started ended
-  started="$(sed -n 's/^.* Test \(.*\) started\.$/\1/p' "$1" | sort -u)"
-  ended="$(sed -n 's/^.* Test \(.*\) \(passed\|failed\|skipped\)\( after .*\|\.\)$/\1/p' "$1" | sort -u)"
+  local lines started ended
+  lines="$(grep -a ' Test ' "$1" | grep -av ' Test case ' | grep -av ' Test run ')"
+  started="$(sed -n 's/^.* Test \(.*\) started\.$/\1/p' <<<"$lines" | sort -u)"
+  ended="$(sed -n 's/^.* Test \(.*\) \(passed\|failed\|skipped\)\( after .*\|\.\)$/\1/p' <<<"$lines" \
+    | sed 's/ with [0-9]* test cases\{0,1\}$//' | sort -u)"
   comm -23 <(printf '%s\n' "$started") <(printf '%s\n' "$ended") | sed '/^$/d'
 }
 
