@@ -47,8 +47,16 @@ let package = Package(
     ),
     // JSON-RPC messages, JSON Pointer and JSON Patch: pure data, no I/O.
     .target(name: "ArborRPC"),
-    // Helpers for testing models: seeded random runs, restore round trips.
-    .target(name: "ArborTesting", dependencies: ["Arbor", "ArborRPC"]),
+    // Helpers for testing models: seeded random runs, restore round trips, waits with
+    // deadlines (reported through IssueReporting).
+    .target(
+      name: "ArborTesting",
+      dependencies: [
+        "Arbor",
+        "ArborRPC",
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
     .executableTarget(
       name: "arbor-benchmarks",
       dependencies: ["Arbor"]

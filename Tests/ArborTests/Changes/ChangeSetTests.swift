@@ -1,12 +1,19 @@
 import Arbor
+import ArborTesting
 import Testing
 
-/// Collects the next `count` change sets of a subscription.
-func collect(_ changeSets: ChangeSets, count: Int) async throws -> [ChangeSet] {
+/// The first `count` change sets of a new subscription, each waited for with a deadline.
+func collect(
+  _ changeSets: ChangeSets, count: Int,
+  fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+) async throws -> [ChangeSet] {
+  let iterator = DeadlineIterator(changeSets)
   var result: [ChangeSet] = []
-  for try await changeSet in changeSets {
-    result.append(changeSet)
-    if result.count == count { break }
+  while result.count < count {
+    let revision = changeSets.startRevision + UInt64(result.count) + 1
+    result.append(
+      try await iterator.next(
+        "the change set of revision \(revision)", fileID: fileID, filePath: filePath, line: line, column: column))
   }
   return result
 }
@@ -111,10 +118,12 @@ func collect(_ changeSets: ChangeSets, count: Int) async throws -> [ChangeSet] {
     let (branch, anchor) = Branch(name: "r", leaves: (0..<8).map { Leaf(value: $0) }).andAnchor()
     let changes = anchor.changeSets()
     let writesPerTask = 200
-    await withTaskGroup(of: Void.self) { group in
-      for leaf in branch.leaves {
-        group.addTask {
-          for _ in 0..<writesPerTask { leaf.value += 1 }
+    try await withDeadline("8 tasks to write 200 times each") {
+      await withTaskGroup(of: Void.self) { group in
+        for leaf in branch.leaves {
+          group.addTask {
+            for _ in 0..<writesPerTask { leaf.value += 1 }
+          }
         }
       }
     }

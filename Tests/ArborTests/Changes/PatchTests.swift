@@ -13,17 +13,15 @@ import Testing
 
   @Test func assignmentsBecomeReplaceAndArrayEditsBecomeIndexedAddAndRemove() async throws {
     let (branch, anchor) = Branch(name: "b", leaves: [Leaf(value: 1), Leaf(value: 2)]).andAnchor()
-    var changeSets = anchor.changeSets().makeAsyncIterator()
+    let changeSets = DeadlineIterator(anchor.changeSets())
     branch.name = "renamed"
     branch.leaves[1].value = 5
     let inserted = Leaf(value: 9)
     branch.leaves.insert(inserted, at: 0)
     branch.leaves.remove(at: 2)
 
-    let patches = [
-      try await changeSets.next()!.patch, try await changeSets.next()!.patch,
-      try await changeSets.next()!.patch, try await changeSets.next()!.patch,
-    ]
+    var patches: [JSONPatch] = []
+    for revision in 1...4 { patches.append(try await changeSets.next("the change set of revision \(revision)").patch) }
     #expect(try encoded(patches[0]) == [["op": "replace", "path": "/name", "value": "renamed"]])
     #expect(try encoded(patches[1]) == [["op": "replace", "path": "/leaves/1/value", "value": 5]])
     #expect(
@@ -36,13 +34,13 @@ import Testing
   @Test func anInsertedModelIsRecordedAsItWasWhenInserted() async throws {
     let (branch, anchor) = Branch(name: "b").andAnchor()
     let before = try anchor.state().value
-    var changeSets = anchor.changeSets().makeAsyncIterator()
+    let changeSets = DeadlineIterator(anchor.changeSets())
     branch.node.transaction {
       let leaf = Leaf(value: 1)
       branch.leaves.append(leaf)
       leaf.value = 2
     }
-    let patch = try await changeSets.next()!.patch
+    let patch = try await changeSets.next("the change set of the transaction").patch
     #expect(patch.operations.count == 2)
     guard case .add(_, let value) = patch.operations[0] else { Issue.record("not an add"); return }
     #expect(value.objectValue?["value"] == 1, "the insert carries the value at insertion, the later write follows it")
@@ -51,11 +49,11 @@ import Testing
 
   @Test func keysWithSlashesAndTildesAreEscaped() async throws {
     let (forest, anchor) = Forest().andAnchor()
-    var changeSets = anchor.changeSets().makeAsyncIterator()
+    let changeSets = DeadlineIterator(anchor.changeSets())
     forest.keyed["a/b~c"] = Leaf()
     forest.keyed["a/b~c"]?.value = 3
-    _ = try await changeSets.next()
-    let patch = try await changeSets.next()!.patch
+    _ = try await changeSets.next("the change set of the insertion")
+    let patch = try await changeSets.next("the change set of the write").patch
     #expect(patch.operations.first?.path.description == "/keyed/a~1b~0c/value")
   }
 
@@ -65,7 +63,7 @@ import Testing
     try await Python.requireModules(["jsonpatch"])
     var random = SeededRandomNumberGenerator(seed: 2026)
     let (forest, anchor) = Forest().andAnchor()
-    var changeSets = anchor.changeSets().makeAsyncIterator()
+    let changeSets = DeadlineIterator(anchor.changeSets())
     var previous = try anchor.state().value
     var cases = Data()
     var checked = 0
@@ -75,10 +73,10 @@ import Testing
       let (revision, next) = try anchor.state()
       guard revision != before else { continue }
       var patch = JSONPatch([])
-      while true {
-        let changeSet = try #require(try await changeSets.next())
+      for expected in (before + 1)...revision {
+        let changeSet = try await changeSets.next("the change set of revision \(expected)")
+        #expect(changeSet.revision == expected, "revisions have no gap")
         patch = JSONPatch(patch.operations + changeSet.patch.operations)
-        if changeSet.revision == revision { break }
       }
       let applied = try patch.apply(to: previous)
       #expect(applied == next, "revision \(revision): \(JSONValue.difference(applied, next) ?? "")")

@@ -1,4 +1,5 @@
 @testable import Arbor
+import ArborTesting
 import Dependencies
 import Testing
 
@@ -118,7 +119,7 @@ extension DependencyValues {
       @Dependency(\.greeter) var greeter
       result.append(greeter.greet("inside"))
     }
-    #expect(await eventually { result.all == ["anchored inside"] })
+    await expectEventually("the task to greet with the anchor's greeter") { result.all == ["anchored inside"] }
   }
 }
 
@@ -171,12 +172,12 @@ extension DependencyValues {
     _ = anchor
   }
 
-  @Test func hostsObserveADependencyModel() async {
+  @Test func hostsObserveADependencyModel() async throws {
     let root = Host("root").withAnchor { $0.analytics = Analytics() }
-    var iterator = Observed { root.analytics.events.count }.makeAsyncIterator()
-    #expect(await iterator.next() == 0)
+    let counts = DeadlineIterator(Observed { root.analytics.events.count })
+    #expect(try await counts.next("the first count") == 0)
     root.analytics.track("y")
-    #expect(await iterator.next() == 1)
+    #expect(try await counts.next("the count after tracking") == 1)
   }
 
   @Test func eventsOfADependencyReachItsHostsAndTheDependenciesRelationReachesIt() async {
@@ -185,11 +186,18 @@ extension DependencyValues {
     let analytics = root.analytics
     root.node.forEach(root.node.event(ofType: Ping.self)) { log.append("host got \($0)") }
     analytics.node.send(Ping.ping)
-    #expect(await eventually { log.all.contains("host got ping") && log.all.contains("analytics got ping") })
+    await expectEventually("the ping to reach the host and the dependency") {
+      log.all.contains("host got ping") && log.all.contains("analytics got ping")
+    }
     root.node.send(Ping.pong, to: [.children, .dependencies])
-    #expect(await eventually { log.all.contains("analytics got pong") })
+    await expectEventually("the pong to reach the dependency") { log.all.contains("analytics got pong") }
     root.node.send(Ping.ping, to: .children)
-    try? await Task.sleep(for: .milliseconds(20))
+    // A second pong takes the same path after the ping: once it has arrived, the ping would
+    // have arrived too.
+    root.node.send(Ping.pong, to: [.children, .dependencies])
+    await expectEventually("the second pong to reach the dependency") {
+      log.all.filter { $0 == "analytics got pong" }.count == 2
+    }
     #expect(log.all.filter { $0 == "analytics got ping" }.count == 1, "without .dependencies the relation does not reach it")
   }
 }

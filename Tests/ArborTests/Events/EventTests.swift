@@ -1,7 +1,11 @@
 @testable import Arbor
+import ArborTesting
 import Testing
 
-enum Ping: Sendable, Equatable { case ping, pong }
+/// `marker` is sent after the events under test, to every station: once a station logged
+/// it, every event sent to that station before it has been logged too (a model's events
+/// arrive in the order they were sent).
+enum Ping: Sendable, Equatable { case ping, pong, marker }
 
 struct Note: Codable, Sendable, Equatable { let text: String }
 
@@ -33,18 +37,35 @@ func makeStations(_ log: EventLog) -> (Station, ModelAnchor<Station>) {
   ]).andAnchor()
 }
 
+/// An event whose comparisons are logged, in the order the receiving sequence makes them.
+struct Probe: Sendable, Equatable {
+  let number: Int
+  let comparisons: EventLog
+
+  static func == (lhs: Probe, rhs: Probe) -> Bool {
+    lhs.comparisons.append("compared \(lhs.number)")
+    return lhs.number == rhs.number
+  }
+}
+
 @Suite struct EventTests {
-  func received(_ log: EventLog, count: Int) async -> [String] {
-    _ = await eventually { log.all.count >= count }
-    try? await Task.sleep(for: .milliseconds(20))
-    return log.all.sorted()
+  /// What the stations logged, sorted, once a marker sent after the events under test has
+  /// reached every one of `stations`: nothing else is on its way.
+  func received(_ log: EventLog, root: Station, stations: Set<String> = ["root", "a", "a1", "b"]) async -> [String] {
+    root.node.send(Ping.marker, to: [.self, .descendants])
+    let markers = Set(stations.map { "\($0) got marker" })
+    await expectEventually("the marker to reach \(stations.sorted().joined(separator: ", "))") {
+      markers.isSubset(of: Set(log.all))
+    }
+    #expect(log.all.filter { $0.hasSuffix(" got marker") }.count == stations.count, "each station got the marker once")
+    return log.all.filter { !$0.hasSuffix(" got marker") }.sorted()
   }
 
   @Test func byDefaultAnEventGoesToTheSenderAndItsAncestors() async {
     let log = EventLog()
     let (root, anchor) = makeStations(log)
     root.stations[0].stations[0].node.send(Ping.ping)
-    #expect(await received(log, count: 3) == ["a got ping", "a1 got ping", "root got ping"])
+    #expect(await received(log, root: root) == ["a got ping", "a1 got ping", "root got ping"])
     _ = anchor
   }
 
@@ -63,18 +84,22 @@ func makeStations(_ log: EventLog) -> (Station, ModelAnchor<Station>) {
     let log = EventLog()
     let (root, anchor) = makeStations(log)
     root.stations[0].node.send(Ping.ping, to: relation)
-    #expect(await received(log, count: expected.count) == expected)
+    #expect(await received(log, root: root) == expected)
     _ = anchor
   }
 
   @Test func eventOfMatchesAValue() async {
     let log = EventLog()
+    let comparisons = EventLog()
     let (root, anchor) = makeStations(log)
-    root.node.forEach(root.node.event(of: Ping.pong)) { log.append("pong seen") }
-    root.stations[1].node.send(Ping.ping)
-    root.stations[1].node.send(Ping.pong)
-    _ = await eventually { log.all.contains("pong seen") }
-    #expect(log.all.filter { $0 == "pong seen" }.count == 1)
+    root.node.forEach(root.node.event(of: Probe(number: 2, comparisons: EventLog()))) {
+      comparisons.append("matched")
+    }
+    for number in 1...3 { root.stations[1].node.send(Probe(number: number, comparisons: comparisons)) }
+    // The sequence compares each event in turn and runs the work of a match before it takes
+    // the next event: once 3 is compared, everything before it is done.
+    await expectEventually("the third probe to be compared") { comparisons.all.contains("compared 3") }
+    #expect(comparisons.all == ["compared 1", "compared 2", "matched", "compared 3"])
     _ = anchor
   }
 
@@ -85,7 +110,7 @@ func makeStations(_ log: EventLog) -> (Station, ModelAnchor<Station>) {
       log.append("\(sender.name) sent \(event)")
     }
     root.stations[0].stations[0].tap(7)
-    #expect(await eventually { log.all == ["a1 sent tapped(7)"] })
+    await expectEventually("the event and its sender") { log.all == ["a1 sent tapped(7)"] }
     _ = anchor
   }
 
@@ -102,9 +127,11 @@ func makeStations(_ log: EventLog) -> (Station, ModelAnchor<Station>) {
 
   @Test func aSharedModelsEventReachesEachReceiverOnce() async {
     let log = EventLog()
-    let (_, shared, anchor) = makeStationsWithSharedChild(log)
+    let (root, shared, anchor) = makeStationsWithSharedChild(log)
     shared.node.send(Ping.ping)
-    #expect(await received(log, count: 4) == ["a got ping", "b got ping", "root got ping", "shared got ping"])
+    #expect(
+      await received(log, root: root, stations: ["root", "a", "a1", "b", "shared"])
+        == ["a got ping", "b got ping", "root got ping", "shared got ping"])
     _ = anchor
   }
 
@@ -112,30 +139,31 @@ func makeStations(_ log: EventLog) -> (Station, ModelAnchor<Station>) {
     let log = EventLog()
     let (root, _, anchor) = makeStationsWithSharedChild(log)
     root.node.send(Ping.pong, to: .descendants)
-    #expect(await received(log, count: 4) == ["a got pong", "a1 got pong", "b got pong", "shared got pong"])
+    #expect(
+      await received(log, root: root, stations: ["root", "a", "a1", "b", "shared"])
+        == ["a got pong", "a1 got pong", "b got pong", "shared got pong"])
     _ = anchor
   }
 
   @Test func eventsAreRecordedWithTheirRevisionAndExportability() async throws {
     let log = EventLog()
     let (root, anchor) = makeStations(log)
-    let events = anchor.events()
+    let events = DeadlineIterator(anchor.events())
     root.name = "renamed"
     root.stations[1].node.send(Note(text: "hello"))
     root.stations[1].node.send(Ping.ping)
-    var iterator = events.makeAsyncIterator()
-    let first = try #require(await iterator.next())
+    let first = try await events.next("the Note event")
     #expect(first.revision == 1)
     #expect(first.sourcePath.description == "/stations/1")
     #expect(first.isExportable)
     #expect(first.event as? Note == Note(text: "hello"))
     #expect(first.type == "Note")
     #expect(first.sourceType == "Station")
-    let second = try #require(await iterator.next())
+    let second = try await events.next("the Ping event")
     #expect(!second.isExportable, "an event that is not Codable stays inside")
     #expect(second.type == "Ping")
     root.stations[0].tap(3)
-    let third = try #require(await iterator.next())
+    let third = try await events.next("the Station.Event event")
     #expect(third.type == "Station.Event", "a nested type is named with its enclosing type")
     _ = anchor
   }

@@ -1,5 +1,6 @@
 import Arbor
 import ArborRPC
+import ArborTesting
 import Testing
 
 struct Reading: Codable, Sendable, Equatable {
@@ -60,27 +61,27 @@ enum SensorError: Error, CustomStringConvertible {
 
   @Test func callsAnIntentByPathWithLabelsAsKeysAndReturnsItsResult() async throws {
     let (lab, anchor, dispatcher) = makeLab()
-    let outcome = try await dispatcher.call("record", on: .path("/sensors/1"), parameters: ["arg0": ["value": 21.5, "unit": "C"]])
+    let outcome = try await dispatcher.callWithDeadline("record", on: .path("/sensors/1"), parameters: ["arg0": ["value": 21.5, "unit": "C"]])
     #expect(outcome.result == 1)
     #expect(outcome.revision == anchor.revision)
     #expect(outcome.revision == 1)
     #expect(lab.sensors[1].readings == [Reading(value: 21.5, unit: "C")])
 
-    let renamed = try await dispatcher.call("rename", on: .path("/sensors/0"), parameters: ["to": "north", "suffix": "-1"])
+    let renamed = try await dispatcher.callWithDeadline("rename", on: .path("/sensors/0"), parameters: ["to": "north", "suffix": "-1"])
     #expect(renamed.result == nil)
     #expect(lab.sensors[0].name == "north-1")
-    _ = try await dispatcher.call("rename", on: .path("/sensors/0"), parameters: ["to": "south"])
+    _ = try await dispatcher.callWithDeadline("rename", on: .path("/sensors/0"), parameters: ["to": "south"])
     #expect(lab.sensors[0].name == "south", "an optional parameter may be left out")
   }
 
   @Test func asyncIntentsWithDefaultsAndTheRootAsTarget() async throws {
     let (lab, _, dispatcher) = makeLab()
-    let added = try await dispatcher.call("addSensor", parameters: ["named": "c"])
+    let added = try await dispatcher.callWithDeadline("addSensor", parameters: ["named": "c"])
     #expect(added.result == .string(lab.sensors[2].id.description))
-    _ = try await dispatcher.call("record", on: .path("/sensors/2"), parameters: ["arg0": ["value": 1, "unit": "V"]])
-    let calibrated = try await dispatcher.call("calibrate", on: .path("/sensors/2"), parameters: ["times": 2])
+    _ = try await dispatcher.callWithDeadline("record", on: .path("/sensors/2"), parameters: ["arg0": ["value": 1, "unit": "V"]])
+    let calibrated = try await dispatcher.callWithDeadline("calibrate", on: .path("/sensors/2"), parameters: ["times": 2])
     #expect(calibrated.result == [2.0])
-    let explicit = try await dispatcher.call("calibrate", on: .path("/sensors/2"), parameters: ["times": 1, "offset": 10])
+    let explicit = try await dispatcher.callWithDeadline("calibrate", on: .path("/sensors/2"), parameters: ["times": 1, "offset": 10])
     #expect(explicit.result == [11.0])
   }
 
@@ -88,14 +89,18 @@ enum SensorError: Error, CustomStringConvertible {
     let (lab, _, dispatcher) = makeLab()
     let b = lab.sensors[1]
     lab.sensors.swapAt(0, 1)
-    _ = try await dispatcher.call("goOffline", on: .id(b.id))
+    _ = try await dispatcher.callWithDeadline("goOffline", on: .id(b.id))
     #expect(b.online == false)
     #expect(lab.sensors[1].online == true)
   }
 
-  func error(_ intent: String, on target: IntentTarget = .root, _ parameters: JSONValue = [:], in dispatcher: IntentDispatcher<Lab>) async -> IntentError? {
+  func error(
+    _ intent: String, on target: IntentTarget = .root, _ parameters: JSONValue = [:], in dispatcher: IntentDispatcher<Lab>,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+  ) async -> IntentError? {
     do {
-      _ = try await dispatcher.call(intent, on: target, parameters: parameters)
+      _ = try await dispatcher.callWithDeadline(
+        intent, on: target, parameters: parameters, fileID: fileID, filePath: filePath, line: line, column: column)
       Issue.record("\(intent) succeeded")
       return nil
     } catch let error as IntentError {
@@ -137,7 +142,7 @@ enum SensorError: Error, CustomStringConvertible {
 
   @Test func anIntentsOwnErrorComesBackTyped() async throws {
     let (_, _, dispatcher) = makeLab()
-    _ = try await dispatcher.call("goOffline", on: .path("/sensors/0"))
+    _ = try await dispatcher.callWithDeadline("goOffline", on: .path("/sensors/0"))
     #expect(
       await error("calibrate", on: .path("/sensors/0"), ["times": 1], in: dispatcher)
         == .failed(intent: "calibrate", errorType: "SensorError", message: "a is offline"))

@@ -1,18 +1,9 @@
 @testable import Arbor
+import ArborTesting
 import Testing
 
-/// Waits (bounded) until `condition` holds.
-func eventually(_ condition: @Sendable () -> Bool, timeout: Duration = .seconds(20)) async -> Bool {
-  let deadline = ContinuousClock.now + timeout
-  while !condition() {
-    if ContinuousClock.now > deadline { return false }
-    try? await Task.sleep(for: .milliseconds(2))
-  }
-  return true
-}
-
 /// A weak reference, for counting what is still alive.
-struct Weak<Object: AnyObject> {
+struct Weak<Object: AnyObject & Sendable>: Sendable {
   weak var value: Object?
   init(_ value: Object) { self.value = value }
 }
@@ -22,11 +13,15 @@ struct Weak<Object: AnyObject> {
   var value = 0
   var label = ""
   @ModelIgnored var log = EventLog()
+  /// The names of the `start` tasks that are running: from then on their cancellation is
+  /// logged the moment it happens.
+  @ModelIgnored var running = EventLog()
 
   @discardableResult
   func start(_ name: String) -> Cancellable {
     node.task {
       await withTaskCancellationHandler {
+        running.append(name)
         try? await Task.sleep(for: .seconds(600))
       } onCancel: {
         log.append("cancelled \(name)")
@@ -67,8 +62,10 @@ struct Weak<Object: AnyObject> {
     let log = EventLog()
     let worker = Worker(log: log).withAnchor()
     worker.node.task { worker.value = 42 }
-    #expect(await eventually { worker.value == 42 })
-    #expect(await eventually { worker._$modelContext.withLock { worker._$modelContext.hooks?.cancellables.isEmpty ?? true } })
+    await expectEventually("the task to set the value to 42") { worker.value == 42 }
+    await expectEventually("the ended task to be forgotten") {
+      worker._$modelContext.withLock { worker._$modelContext.hooks?.cancellables.isEmpty ?? true }
+    }
   }
 
   @Test func removingModelsCancelsTheirSuspendedTasksRunsTheirCatchAndLeavesNoContextAlive() async {
@@ -85,17 +82,17 @@ struct Weak<Object: AnyObject> {
         worker.node.forEach(Observed { worker.value }) { _ in }
         worker.node.onCancel { log.append("cleanup w\(index)") }
       }
-      #expect(await eventually { log.all.filter { $0.hasPrefix("started") }.count == count })
+      await expectEventually("the 20 sleepy tasks to start") { log.all.filter { $0.hasPrefix("started") }.count == count }
       crew.workers.removeAll()
     }
-    #expect(await eventually { log.all.filter { $0.hasSuffix("caught CancellationError") }.count == count })
-    #expect(log.all.filter { $0.hasPrefix("cleanup") }.count == count)
-    var alive = count
-    for _ in 0..<2_500 where alive > 0 {
-      alive = contexts.filter { $0.value != nil }.count
-      if alive > 0 { try? await Task.sleep(for: .milliseconds(2)) }
+    await expectEventually("the 20 cancelled tasks to run their catch") {
+      log.all.filter { $0.hasSuffix("caught CancellationError") }.count == count
     }
-    #expect(alive == 0, "live contexts of removed models: no task keeps one alive")
+    #expect(log.all.filter { $0.hasPrefix("cleanup") }.count == count)
+    let removed = contexts
+    await expectEventually("the contexts of the 20 removed models to be released (no task keeps one alive)") {
+      removed.allSatisfy { $0.value == nil }
+    }
     _ = anchor
   }
 
@@ -105,7 +102,7 @@ struct Weak<Object: AnyObject> {
     let worker = Worker(label: "child", log: log)
     crew.workers.append(worker)
     worker.node.onCancel { log.append("deactivated child") }
-    #expect(await eventually { log.all.contains("crew task running") })
+    await expectEventually("the crew's task to run") { log.all.contains("crew task running") }
     log.clear()
     withExtendedLifetime(anchor) {}
     _ = consume anchor
@@ -120,9 +117,9 @@ struct Weak<Object: AnyObject> {
     }
     search("first")
     search("second")
-    #expect(await eventually { log.all == ["cancelled first"] })
+    await expectEventually("the second search to cancel the first") { log.all == ["cancelled first"] }
     search("third")
-    #expect(await eventually { log.all == ["cancelled first", "cancelled second"] })
+    await expectEventually("the third search to cancel the second") { log.all == ["cancelled first", "cancelled second"] }
   }
 
   @Test func cancelForIdAndCancelAll() async {
@@ -130,12 +127,18 @@ struct Weak<Object: AnyObject> {
     let worker = Worker(log: log).withAnchor()
     worker.start("a").cancel(for: "group")
     worker.start("b").cancel(for: "group")
-    worker.start("c")
+    let c = worker.start("c")
+    // Once a task runs, its cancellation is logged the moment it happens: had `cancelAll`
+    // reached "c", "cancelled c" would be in the log as soon as it returned.
+    await expectEventually("the tasks a, b and c to run") { Set(worker.running.all) == ["a", "b", "c"] }
     worker.node.cancelAll(for: "group")
-    #expect(await eventually { Set(log.all) == ["cancelled a", "cancelled b"] })
+    await expectEventually("a and b to be cancelled") { Set(log.all) == ["cancelled a", "cancelled b"] }
     worker.start("d").cancel()
-    #expect(await eventually { log.all.contains("cancelled d") })
-    #expect(!log.all.contains("cancelled c"))
+    await expectEventually("d to be cancelled") { log.all.contains("cancelled d") }
+    #expect(!log.all.contains("cancelled c"), "c has no id")
+    c.cancel()
+    await expectEventually("c to be cancelled on its own") { log.all.contains("cancelled c") }
+    #expect(log.all.suffix(2) == ["cancelled d", "cancelled c"])
   }
 
   @Test func aCancellationContextCancelsSeveralTasksAtOnce() async {
@@ -146,8 +149,14 @@ struct Weak<Object: AnyObject> {
       worker.start("upload")
     }
     worker.start("other")
+    await expectEventually("the three tasks to run") { Set(worker.running.all) == ["validate", "upload", "other"] }
     worker.node.cancelAll(for: "save")
-    #expect(await eventually { Set(log.all) == ["cancelled validate", "cancelled upload"] })
+    await expectEventually("the two tasks of the context to be cancelled") {
+      Set(log.all) == ["cancelled validate", "cancelled upload"]
+    }
+    worker.start("marker").cancel()
+    await expectEventually("the marker task to be cancelled") { log.all.contains("cancelled marker") }
+    #expect(Set(log.all) == ["cancelled validate", "cancelled upload", "cancelled marker"], "other is outside the context")
   }
 
   @Test func nestedWorkCanInheritTheCancellationContext() async {
@@ -162,32 +171,42 @@ struct Weak<Object: AnyObject> {
         try? await Task.sleep(for: .seconds(600))
       }
     }
-    #expect(await eventually { started.value == 1 })
+    await expectEventually("the outer task to start its nested work") { started.value == 1 }
+    await expectEventually("both nested tasks to run") { Set(worker.running.all) == ["inheriting", "independent"] }
     worker.node.cancelAll(for: "flow")
-    #expect(await eventually { log.all == ["cancelled inheriting"] })
+    await expectEventually("the inheriting task to be cancelled") { log.all == ["cancelled inheriting"] }
+    worker.start("marker").cancel()
+    await expectEventually("the marker task to be cancelled") { log.all.contains("cancelled marker") }
+    #expect(log.all == ["cancelled inheriting", "cancelled marker"], "the independent task keeps running")
   }
 
   @Test func cancellingInsideATransactionWaitsForTheCommit() async {
     let log = EventLog()
     let worker = Worker(log: log).withAnchor()
     worker.start("inside").cancel(for: "job")
-    try? await Task.sleep(for: .milliseconds(20))
+    // Running, the task logs its cancellation the moment it happens: inside the transaction
+    // unless the cancellation waits for the commit.
+    await expectEventually("the task to run") { worker.running.all == ["inside"] }
     worker.node.transaction {
       worker.node.cancelAll(for: "job")
       log.append("transaction body ends")
     }
-    #expect(await eventually { log.all == ["transaction body ends", "cancelled inside"] })
+    await expectEventually("the task to be cancelled after the commit") {
+      log.all == ["transaction body ends", "cancelled inside"]
+    }
   }
 
-  @Test func workOnADestructedModelDoesNotRun() async {
+  @Test func workOnADestructedModelDoesNotRun() {
     let log = EventLog()
     let (crew, anchor) = Crew(log: log).andAnchor()
     let worker = Worker(log: log)
     crew.workers = [worker]
     crew.workers = []
     let ran = Tally()
-    worker.node.task { ran.add() }
-    try? await Task.sleep(for: .milliseconds(20))
+    let handle = worker.node.task { ran.add() }
+    // No task was created, so there is nothing that could run later.
+    #expect(handle.entry == nil && handle.context == nil, "a handle on nothing")
+    #expect(worker._$modelContext.withLock { worker._$modelContext.hooks?.cancellables.isEmpty ?? true })
     #expect(ran.value == 0)
     _ = anchor
   }
@@ -200,9 +219,9 @@ struct Weak<Object: AnyObject> {
     worker.node.forEach(Observed { worker.value }) { value in
       log.append("value \(value)")
     }
-    #expect(await eventually { log.all == ["value 0"] })
+    await expectEventually("the first value") { log.all == ["value 0"] }
     worker.value = 1
-    #expect(await eventually { log.all.last == "value 1" })
+    await expectEventually("the changed value") { log.all.last == "value 1" }
   }
 
   @Test func forEachTakesAnyAsyncSequence() async {
@@ -213,7 +232,7 @@ struct Weak<Object: AnyObject> {
     continuation.yield(1)
     continuation.yield(2)
     continuation.finish()
-    #expect(await eventually { log.all == ["got 1", "got 2"] })
+    await expectEventually("both elements") { log.all == ["got 1", "got 2"] }
   }
 
   @Test func cancelPreviousCancelsTheWorkOfThePreviousElement() async {
@@ -229,10 +248,12 @@ struct Weak<Object: AnyObject> {
       }
     }
     continuation.yield(1)
-    #expect(await eventually { log.all == ["start 1"] })
+    await expectEventually("the work of 1 to start") { log.all == ["start 1"] }
     continuation.yield(2)
-    #expect(await eventually { log.all.contains("start 2") })
-    #expect(log.all.firstIndex(of: "cancel 1") != nil)
+    await expectEventually("the work of 2 to start and that of 1 to be cancelled") {
+      log.all.contains("start 2") && log.all.contains("cancel 1")
+    }
+    #expect(log.all.first == "start 1" && log.all.count == 3)
   }
 
   @Test func errorsOfTheOperationGoToCatchAndIterationGoesOn() async {
@@ -248,7 +269,7 @@ struct Weak<Object: AnyObject> {
     }
     continuation.yield(1)
     continuation.yield(2)
-    #expect(await eventually { log.all == ["caught Failure", "ok 2"] })
+    await expectEventually("the error of 1, then 2") { log.all == ["caught Failure", "ok 2"] }
   }
 
   @Test func forEachStopsWhenTheModelIsRemoved() async {
@@ -257,14 +278,20 @@ struct Weak<Object: AnyObject> {
     let worker = Worker(log: log)
     crew.workers = [worker]
     let (stream, continuation) = AsyncStream<Int>.makeStream()
+    let terminated = Tally()
+    continuation.onTermination = { _ in terminated.raise() }
     worker.node.forEach(stream) { log.append("got \($0)") }
     continuation.yield(1)
-    #expect(await eventually { log.all.contains("got 1") })
+    await expectEventually("the first element") { log.all.contains("got 1") }
     crew.workers = []
-    try? await Task.sleep(for: .milliseconds(20))
-    continuation.yield(2)
-    try? await Task.sleep(for: .milliseconds(20))
-    #expect(!log.all.contains("got 2"))
+    // The cancelled forEach stops iterating, which ends the stream: nothing sent later can
+    // be delivered.
+    await expectEventually("the forEach of the removed model to end the stream") { terminated.isRaised }
+    guard case .terminated = continuation.yield(2) else {
+      Issue.record("the stream still takes elements after its model was removed")
+      return
+    }
+    #expect(log.all.filter { $0.hasPrefix("got") } == ["got 1"])
     _ = anchor
   }
 }

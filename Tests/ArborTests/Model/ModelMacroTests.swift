@@ -1,4 +1,5 @@
 import Arbor
+import ArborTesting
 import Testing
 
 @Suite struct ModelMacroTests {
@@ -59,9 +60,9 @@ import Testing
     #expect(box.value == "hello world")
   }
 
-  @Test func modelsAreSendable() async {
+  @Test func modelsAreSendable() async throws {
     let leaf = Leaf(value: 1)
-    await Task.detached { leaf.value += 1 }.value
+    try await withDeadline("a write from a detached task") { await Task.detached { leaf.value += 1 }.value }
     #expect(leaf.value == 2)
   }
 

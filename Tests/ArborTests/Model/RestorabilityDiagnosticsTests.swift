@@ -23,7 +23,8 @@ import Testing
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("arbor-diagnostics-\(UUID().uuidString).swift")
     try source.write(to: file, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(at: file) }
-    let result = try await Subprocess.run(try Subprocess.find("swiftc"), arguments + [file.path], stdin: Data())
+    // Type-checking against the built modules takes seconds, more on a busy machine.
+    let result = try await Subprocess.run(try Subprocess.find("swiftc"), arguments + [file.path], stdin: Data(), seconds: 300)
     let lines = (result.stdout + result.stderr).split(separator: "\n").map(String.init)
     return lines.filter { $0.contains("error:") && !$0.contains("`- error:") }
   }

@@ -1,31 +1,46 @@
 import Arbor
+import ArborTesting
 import Synchronization
 import Testing
 
 @Suite struct TransactionTests {
-  @Test func otherThreadsNeverSeeAHalfDoneTransaction() async {
+  @Test func otherThreadsNeverSeeAHalfDoneTransaction() async throws {
     let leaf = Leaf(value: 0, label: "0").withAnchor()
+    let writes = 2_000
     let torn = Tally()
+    let reads = Tally()
+    let readsDuringTheWrites = Tally()
     let done = Tally()
-    await withTaskGroup(of: Void.self) { group in
-      group.addTask {
-        for value in 1...2_000 {
-          leaf.node.transaction {
-            leaf.value = value
-            leaf.label = String(value)
+    try await withDeadline("2,000 transactions with reads in between") {
+      await withTaskGroup(of: Void.self) { group in
+        group.addTask {
+          for value in 1...writes {
+            leaf.node.transaction {
+              leaf.value = value
+              leaf.label = String(value)
+            }
+            // Every 100 writes, wait for the reader to read once more, so that reads do
+            // happen between writes (the reader might otherwise only start once all is done).
+            if value % 100 == 0 {
+              let before = reads.value
+              while reads.value == before && !Task.isCancelled { await Task.yield() }
+            }
           }
+          done.raise()
         }
-        done.raise()
-      }
-      group.addTask {
-        while !done.isRaised {
-          let (value, label) = leaf.node.transaction { (leaf.value, leaf.label) }
-          if String(value) != label { torn.add() }
-          await Task.yield()  // a spinning reader must not keep the writer off the pool
+        group.addTask {
+          while !done.isRaised && !Task.isCancelled {
+            let (value, label) = leaf.node.transaction { (leaf.value, leaf.label) }
+            if String(value) != label { torn.add() }
+            if value > 0 && value < writes { readsDuringTheWrites.add() }
+            reads.add()
+            await Task.yield()  // a spinning reader must not keep the writer off the pool
+          }
         }
       }
     }
     #expect(torn.value == 0)
+    #expect(readsDuringTheWrites.value >= writes / 100 - 1, "the reader read while the writer wrote")
   }
 
   @Test func transactionsNest() {

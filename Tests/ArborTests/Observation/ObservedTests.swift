@@ -1,17 +1,18 @@
 @testable import Arbor
+import ArborTesting
 import ConcurrencyExtras
 import Synchronization
 import Testing
 
 @Suite struct ObservedTests {
-  @Test func yieldsTheCurrentValueThenEachChange() async {
+  @Test func yieldsTheCurrentValueThenEachChange() async throws {
     let leaf = Leaf(value: 1).withAnchor()
-    var iterator = Observed { leaf.value }.makeAsyncIterator()
-    #expect(await iterator.next() == 1)
+    let values = DeadlineIterator(Observed { leaf.value })
+    #expect(try await values.next("the current value") == 1)
     leaf.value = 2
-    #expect(await iterator.next() == 2)
+    #expect(try await values.next("the value after writing 2") == 2)
     leaf.value = 3
-    #expect(await iterator.next() == 3)
+    #expect(try await values.next("the value after writing 3") == 3)
   }
 
   @Test func tracksExactlyWhatTheExpressionReads() {
@@ -38,25 +39,26 @@ import Testing
     observer.unregisterAll()
   }
 
-  @Test func equatableValuesSkipConsecutiveDuplicates() async {
+  @Test func equatableValuesSkipConsecutiveDuplicates() async throws {
     let leaf = Leaf(value: 1).withAnchor()
-    var iterator = Observed { leaf.value % 2 }.makeAsyncIterator()
-    #expect(await iterator.next() == 1)
+    let values = DeadlineIterator(Observed { leaf.value % 2 })
+    #expect(try await values.next("the current parity") == 1)
     leaf.value = 3
     leaf.value = 4
-    #expect(await iterator.next() == 0)
+    #expect(try await values.next("the next different parity") == 0)
   }
 
-  @Test func aBurstOfWritesIsOneEvaluation() async {
+  @Test func aBurstOfWritesIsOneEvaluation() async throws {
     let leaf = Leaf(value: 0).withAnchor()
     let evaluations = Tally()
-    var iterator = Observed {
-      evaluations.add()
-      return leaf.value
-    }.makeAsyncIterator()
-    #expect(await iterator.next() == 0)
+    let values = DeadlineIterator(
+      Observed {
+        evaluations.add()
+        return leaf.value
+      })
+    #expect(try await values.next("the current value") == 0)
     for value in 1...100 { leaf.value = value }
-    #expect(await iterator.next() == 100)
+    #expect(try await values.next("the value after the burst") == 100)
     #expect(evaluations.value == 2)
   }
 
@@ -73,40 +75,49 @@ import Testing
     observer.unregisterAll()
   }
 
-  @Test func observesModelsBeforeAnchoring() async {
+  @Test func observesModelsBeforeAnchoring() async throws {
     let leaf = Leaf(value: 1)
-    var iterator = Observed { leaf.value }.makeAsyncIterator()
-    #expect(await iterator.next() == 1)
+    let values = DeadlineIterator(Observed { leaf.value })
+    #expect(try await values.next("the current value") == 1)
     leaf.value = 5
-    #expect(await iterator.next() == 5)
+    #expect(try await values.next("the value after writing 5") == 5)
   }
 
-  @Test func observesStructuralChanges() async {
+  @Test func observesStructuralChanges() async throws {
     let branch = Branch(name: "r").withAnchor()
-    var iterator = Observed { branch.leaves.map(\.value).reduce(0, +) }.makeAsyncIterator()
-    #expect(await iterator.next() == 0)
+    let sums = DeadlineIterator(Observed { branch.leaves.map(\.value).reduce(0, +) })
+    #expect(try await sums.next("the sum of no leaves") == 0)
     branch.leaves.append(Leaf(value: 2))
-    #expect(await iterator.next() == 2)
+    #expect(try await sums.next("the sum after appending a leaf") == 2)
     branch.leaves[0].value = 5
-    #expect(await iterator.next() == 5)
+    #expect(try await sums.next("the sum after changing the leaf") == 5)
   }
 
-  @Test func aTransactionIsSeenOnceInItsFinalState() async {
+  @Test func aTransactionIsSeenOnceInItsFinalState() async throws {
     let leaf = Leaf(value: 0, label: "").withAnchor()
-    let seen = LockIsolated<[String]>([])
-    var iterator = Observed { "\(leaf.value)\(leaf.label)" }.makeAsyncIterator()
-    _ = await iterator.next()
+    let observer = AccessObserver()
+    _ = observer.track { "\(leaf.value)\(leaf.label)" }
+    let evaluations = LockIsolated<[String]>([])
+    let values = DeadlineIterator(
+      Observed {
+        let value = "\(leaf.value)\(leaf.label)"
+        evaluations.withValue { $0.append(value) }
+        return value
+      })
+    #expect(try await values.next("the current value") == "0")
     leaf.node.transaction {
       leaf.value = 1
+      #expect(!observer.isDirty, "nobody is woken before the transaction commits")
       leaf.label = "x"
       leaf.value = 2
     }
-    let next = await iterator.next()
-    seen.withValue { $0.append(next ?? "") }
-    #expect(seen.value == ["2x"])
+    #expect(observer.isDirty)
+    observer.unregisterAll()
+    #expect(try await values.next("the value after the transaction") == "2x")
+    #expect(evaluations.value == ["0", "2x"], "one evaluation for the whole transaction, in its final state")
   }
 
-  @Test func cancellingTheConsumerEndsTheSequenceAndDropsRegistrations() async {
+  @Test func cancellingTheConsumerEndsTheSequenceAndDropsRegistrations() async throws {
     let leaf = Leaf(value: 0).withAnchor()
     let started = AsyncStream<Void>.makeStream()
     let task = Task {
@@ -117,10 +128,10 @@ import Testing
       }
       return count
     }
-    var iterator = started.stream.makeAsyncIterator()
-    await iterator.next()
+    let starts = DeadlineIterator(started.stream)
+    try await starts.next("the consumer to take the first value")
     task.cancel()
-    #expect(await task.value == 1)
+    #expect(try await withDeadline("the cancelled consumer to end") { await task.value } == 1)
     #expect(leaf._$modelContext.withLock { leaf._$modelContext.observers.isEmpty })
   }
 }

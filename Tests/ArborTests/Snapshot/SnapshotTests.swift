@@ -1,5 +1,6 @@
 import Arbor
 import ArborRPC
+import ArborTesting
 import ConcurrencyExtras
 import Foundation
 import Testing
@@ -117,27 +118,41 @@ let activatedModels = LockIsolated<Set<ModelID>>([])
   @Test func aSnapshotIsTakenAtOneRevisionWhileOthersWrite() async throws {
     let (model, anchor) = Thermostat().andAnchor()
     let writes = 2_000
-    let writer = Task.detached {
-      for step in 1...writes {
-        model.node.transaction {
-          model.history.append(step)
-          model.name = "step \(step)"
+    let snapshots = Tally()
+    let snapshotsDuringTheWrites = Tally()
+    try await withDeadline("2,000 transactions with snapshots taken in between") {
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask {
+          for step in 1...writes {
+            model.node.transaction {
+              model.history.append(step)
+              model.name = "step \(step)"
+            }
+            // Every 100 writes, wait for one more snapshot, so that snapshots are taken
+            // between writes.
+            if step % 100 == 0 {
+              let before = snapshots.value
+              while snapshots.value == before && !Task.isCancelled { await Task.yield() }
+            }
+          }
         }
-        if step % 100 == 0 { await Task.yield() }
+        group.addTask {
+          while !Task.isCancelled {
+            let record = try JSONDecoder().decode(SnapshotRecord.self, from: anchor.snapshot())
+            let history = record.state.objectValue?["history"]?.arrayValue ?? []
+            let name = record.state.objectValue?["name"]
+            #expect(UInt64(history.count) == record.revision, "one transaction per revision")
+            #expect(name == (history.isEmpty ? "hall" : .string("step \(history.count)")), "no torn read at revision \(record.revision)")
+            if record.revision > 0 && record.revision < UInt64(writes) { snapshotsDuringTheWrites.add() }
+            snapshots.add()
+            if record.revision == UInt64(writes) { break }
+            await Task.yield()
+          }
+        }
+        try await group.waitForAll()
       }
     }
-    var checked = 0
-    while checked < 200 {
-      let record = try JSONDecoder().decode(SnapshotRecord.self, from: anchor.snapshot())
-      let history = record.state.objectValue?["history"]?.arrayValue ?? []
-      let name = record.state.objectValue?["name"]
-      #expect(UInt64(history.count) == record.revision, "one transaction per revision")
-      #expect(name == (history.isEmpty ? "hall" : .string("step \(history.count)")), "no torn read at revision \(record.revision)")
-      checked += 1
-      if record.revision == UInt64(writes) { break }
-      await Task.yield()
-    }
-    await writer.value
+    #expect(snapshotsDuringTheWrites.value >= writes / 100 - 1, "snapshots were taken while the writer wrote")
   }
 }
 

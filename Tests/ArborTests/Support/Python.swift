@@ -15,12 +15,21 @@ enum Python {
     var description: String
   }
 
-  /// Runs `python3 -c script` with `stdin` as its standard input, and waits for it.
-  static func run(_ script: String, stdin: Data) async throws -> (status: Int32, stdout: String, stderr: String) {
-    try await Subprocess.run(try interpreter().path, ["-c", script], stdin: stdin)
+  /// Runs `python3 -c script` with `stdin` as its standard input, and waits for it, for
+  /// `seconds` at most (see `Subprocess.run`).
+  static func run(
+    _ script: String, stdin: Data, seconds: Double = 120,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+  ) async throws -> (status: Int32, stdout: String, stderr: String) {
+    try await Subprocess.run(
+      try interpreter().path, ["-c", script], stdin: stdin, seconds: seconds,
+      fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
-  static func requireModules(_ names: [String]) async throws {
+  static func requireModules(
+    _ names: [String],
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+  ) async throws {
     let list = String(decoding: try JSONEncoder().encode(names), as: UTF8.self)
     let script = """
       import importlib
@@ -30,7 +39,7 @@ enum Python {
           except ImportError:
               print(name)
       """
-    let result = try await run(script, stdin: Data())
+    let result = try await run(script, stdin: Data(), fileID: fileID, filePath: filePath, line: line, column: column)
     guard result.status == 0 else {
       throw Failure(description: "Python could not check its modules (status \(result.status)):\n\(result.stderr)")
     }
@@ -57,5 +66,3 @@ enum Python {
     return URL(fileURLWithPath: path)
   }
 }
-
-/// Reads a file handle to its end on a thread of its own.

@@ -17,36 +17,36 @@ import Testing
   @Test func drivingTheAppByIntents() async throws {
     let (app, anchor) = AppModel().andAnchor { $0.factClient = FactClient { "\($0) is a number." } }
     let dispatcher = IntentDispatcher(anchor)
-    _ = try await dispatcher.call("addButtonTapped")
-    _ = try await dispatcher.call("addButtonTapped")
-    _ = try await dispatcher.call("incrementTapped", on: .path("/counters/1/counter"))
-    let outcome = try await dispatcher.call("incrementTapped", on: .path("/counters/1/counter"))
+    _ = try await dispatcher.callWithDeadline("addButtonTapped")
+    _ = try await dispatcher.callWithDeadline("addButtonTapped")
+    _ = try await dispatcher.callWithDeadline("incrementTapped", on: .path("/counters/1/counter"))
+    let outcome = try await dispatcher.callWithDeadline("incrementTapped", on: .path("/counters/1/counter"))
     #expect(app.counters.map(\.counter.count) == [0, 2])
     #expect(outcome.revision == 4)
 
-    _ = try await dispatcher.call("factButtonTapped", on: .id(app.counters[1].counter.id))
-    #expect(await expectEventually { app.factPrompt?.fact == "2 is a number." })
-    _ = try await dispatcher.call("dismissTapped", on: .path("/factPrompt"))
-    #expect(await expectEventually { app.factPrompt == nil })
+    _ = try await dispatcher.callWithDeadline("factButtonTapped", on: .id(app.counters[1].counter.id))
+    await expectEventually("the fact about 2 to be the prompt") { app.factPrompt?.fact == "2 is a number." }
+    _ = try await dispatcher.callWithDeadline("dismissTapped", on: .path("/factPrompt"))
+    await expectEventually("the prompt to be dismissed") { app.factPrompt == nil }
 
     let first = app.counters[0].id
-    _ = try await dispatcher.call("removeButtonTapped", parameters: ["id": .string(first.description)])
+    _ = try await dispatcher.callWithDeadline("removeButtonTapped", parameters: ["id": .string(first.description)])
     #expect(app.counters.count == 1 && app.counters[0].counter.count == 2)
-    _ = try await dispatcher.call("removeButtonTapped", on: .path("/counters/0"))
-    #expect(await expectEventually { app.counters.isEmpty })
+    _ = try await dispatcher.callWithDeadline("removeButtonTapped", on: .path("/counters/0"))
+    await expectEventually("the last row to be removed") { app.counters.isEmpty }
   }
 
   @Test func aBadCallChangesNothing() async throws {
     let (app, anchor) = AppModel(counters: [CounterRowModel()]).andAnchor()
     let dispatcher = IntentDispatcher(anchor)
     await #expect(throws: IntentError.missingParameter(intent: "removeButtonTapped", parameter: "id")) {
-      try await dispatcher.call("removeButtonTapped")
+      try await dispatcher.callWithDeadline("removeButtonTapped")
     }
     await #expect(throws: IntentError.self) {
-      try await dispatcher.call("removeButtonTapped", parameters: ["id": "not an id"])
+      try await dispatcher.callWithDeadline("removeButtonTapped", parameters: ["id": "not an id"])
     }
     await #expect(throws: IntentError.unknownTarget("at '/counters/3/counter'")) {
-      try await dispatcher.call("incrementTapped", on: .path("/counters/3/counter"))
+      try await dispatcher.callWithDeadline("incrementTapped", on: .path("/counters/3/counter"))
     }
     #expect(app.counters.count == 1)
     #expect(anchor.revision == 0)
@@ -69,10 +69,13 @@ import Testing
   }
 
   @Test func aRestoredAppGoesOnLikeTheLiveOne() throws {
+    var snapshotSteps: Set<Int> = []
     for seed in UInt64(1)...40 {
       let outcome = try RestoreRoundTrip.run(seed: seed, steps: 80, root: { AppModel() }, step: Self.step)
       #expect(outcome.mismatch == nil, "seed \(seed), snapshot after step \(outcome.snapshotStep): \(outcome.mismatch ?? "")")
+      snapshotSteps.insert(outcome.snapshotStep)
     }
+    #expect(snapshotSteps.count > 40 / 3, "snapshots were taken at many different steps, not only at the end")
   }
 
   @Test func theSnapshotLooksLikeTheDesign() throws {
