@@ -14,9 +14,10 @@ import Testing
 
   /// Takes the change sets up to `revision` (already committed, so already buffered) and
   /// joins their patches.
-  static func patch(through revision: UInt64, from changes: inout ChangeSets.AsyncIterator) async throws -> JSONPatch {
+  static func patch(through revision: UInt64, from changes: DeadlineIterator<ChangeSet, SubscriptionError>) async throws -> JSONPatch {
     var operations: [JSONPatchOperation] = []
-    while let changeSet = try await changes.next() {
+    while true {
+      let changeSet = try await changes.next("the change set of revision \(revision)")
       #expect(changeSet.isExact, "revision \(changeSet.revision) is not exact")
       operations += changeSet.patch.operations
       if changeSet.revision >= revision { break }
@@ -28,9 +29,9 @@ import Testing
     let leaf = Leaf(value: 1)
     let (forest, anchor) = Forest(branches: [Branch(name: "a", leaves: [leaf]), Branch(name: "b", extra: leaf)]).andAnchor()
     let before = try anchor.state().value
-    var changes = anchor.changeSets().makeAsyncIterator()
+    let changes = DeadlineIterator(anchor.changeSets())
     forest.branches[0].leaves[0].value = 7
-    let patch = try await Self.patch(through: anchor.revision, from: &changes)
+    let patch = try await Self.patch(through: anchor.revision, from: changes)
     #expect(patch.operations.map(\.path.description).sorted() == ["/branches/0/leaves/0/value", "/branches/1/extra/value"])
     #expect(try patch.apply(to: before) == anchor.state().value)
   }
@@ -38,20 +39,20 @@ import Testing
   @Test func aLongArrayAssignedAnEditedCopyIsReconciledExactly() async throws {
     let (house, anchor) = Warehouse(long: (0..<300).map { Cell(value: $0) }).andAnchor()
     var previous = try anchor.state().value
-    var changes = anchor.changeSets().makeAsyncIterator()
+    let changes = DeadlineIterator(anchor.changeSets())
     var copy = house.long
     let replacement = Cell(value: -1)
     copy[100] = replacement
     copy.append(Cell(value: 300))
     house.long = copy
-    var patch = try await Self.patch(through: anchor.revision, from: &changes)
+    var patch = try await Self.patch(through: anchor.revision, from: changes)
     #expect(patch.operations.count == 3, "remove and add at 100, add at the end: \(patch.operations.map(\.path.description))")
     var next = try anchor.state().value
     #expect(try patch.apply(to: previous) == next)
 
     previous = next
     house.long[100].value = -2
-    patch = try await Self.patch(through: anchor.revision, from: &changes)
+    patch = try await Self.patch(through: anchor.revision, from: changes)
     next = try anchor.state().value
     #expect(patch.operations.map(\.path.description) == ["/long/100/value"])
     #expect(try patch.apply(to: previous) == next)
@@ -61,25 +62,25 @@ import Testing
   @Test func oneDictionaryEntryIsOneOperation() async throws {
     let (house, anchor) = Warehouse(byKey: ["a": Cell(), "b": Cell(), "c": Cell()]).andAnchor()
     let before = try anchor.state().value
-    var changes = anchor.changeSets().makeAsyncIterator()
+    let changes = DeadlineIterator(anchor.changeSets())
     house.byKey["d"] = Cell(value: 4)
     house.byKey["a"] = nil
     house.page.items.append(Cell(value: 5))
     house.holder = .one(house.byKey["b"]!)
-    let patch = try await Self.patch(through: anchor.revision, from: &changes)
+    let patch = try await Self.patch(through: anchor.revision, from: changes)
     #expect(patch.operations.map { "\($0.op) \($0.path)" } == ["add /byKey/d", "remove /byKey/a", "add /page/items/0", "remove /holder/empty", "add /holder/one"])
     #expect(try patch.apply(to: before) == anchor.state().value)
   }
 
   @Test func aValueThatCannotBeEncodedIsReportedAndMarksItsChangeSet() async throws {
     let (house, anchor) = Warehouse().andAnchor()
-    var changes = anchor.changeSets().makeAsyncIterator()
+    let changes = DeadlineIterator(anchor.changeSets())
     withKnownIssue {
       house.ratio = .nan
     } matching: { issue in
       issue.description.contains("'ratio' of Warehouse") && issue.description.contains("cannot be encoded")
     }
-    let changeSet = try #require(try await changes.next())
+    let changeSet = try await changes.next("the change set of the unencodable write")
     #expect(!changeSet.isExact)
     #expect(changeSet.changes.first?.encodingError != nil)
   }
@@ -91,7 +92,7 @@ import Testing
     let seed = UInt64(ProcessInfo.processInfo.environment["ARBOR_PATCH_SEED"].flatMap(Int.init) ?? 8)
     var random = SeededRandomNumberGenerator(seed: seed)
     let (house, anchor) = Warehouse(long: (0..<300).map { Cell(value: $0 % 10) }).andAnchor()
-    var changes = anchor.changeSets().makeAsyncIterator()
+    let changes = DeadlineIterator(anchor.changeSets())
     var previous = try anchor.state().value
     var cases = Data()
     var checked = 0
@@ -100,7 +101,7 @@ import Testing
       randomWarehouseStep(house, using: &random)
       let (revision, next) = try anchor.state()
       guard revision != before else { continue }
-      let patch = try await Self.patch(through: revision, from: &changes)
+      let patch = try await Self.patch(through: revision, from: changes)
       let applied = try patch.apply(to: previous)
       guard applied == next else {
         Issue.record("seed \(seed), step \(step), revision \(revision): \(JSONValue.difference(applied, next) ?? "")")
