@@ -75,6 +75,7 @@ extension AnyModelContext {
   /// Records a touch: observers of `property` wake, the revision does not move.
   final func touch(_ property: Int) {
     var scope = _beginWrite()
+    for entry in observers where entry.property == property { entry.observer.markTouched() }
     collectObservers(of: property, into: &scope)
     _endWrite(scope)
   }

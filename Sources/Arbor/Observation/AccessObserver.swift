@@ -13,6 +13,8 @@ final class AccessObserver: Sendable {
 
   private struct State: Sendable {
     var dirty = false
+    /// A dependency was touched: the next value is delivered even if it equals the last.
+    var touched = false
     var waiter: CheckedContinuation<Void, Never>?
     var cancelled = false
   }
@@ -76,6 +78,21 @@ final class AccessObserver: Sendable {
       waiter?.resume()
     }
     return !Task.isCancelled && !state.withLock { $0.cancelled }
+  }
+
+  /// Records that a dependency was touched (`node.touch`). Called with a tree lock held:
+  /// this observer's lock never takes a tree lock, so the order is safe.
+  func markTouched() {
+    state.withLock { $0.touched = true }
+  }
+
+  /// Whether a dependency was touched since the last call; clears the mark.
+  func takeTouched() -> Bool {
+    state.withLock {
+      let touched = $0.touched
+      $0.touched = false
+      return touched
+    }
   }
 
   /// Whether a dependency changed since the last evaluation.

@@ -78,8 +78,11 @@ public struct Observed<Value: Sendable>: AsyncSequence, Sendable {
           observation.observer.unregisterAll()
           return nil
         }
+        let touched = observation.observer.takeTouched()
         let value = observation.observer.track(sequence.expression)
-        if let last, let isDuplicate = sequence.isDuplicate, isDuplicate(last, value) { continue }
+        // `node.touch` bypasses the deduplication: the value may have changed inside a
+        // reference the `==` cannot see.
+        if !touched, let last, let isDuplicate = sequence.isDuplicate, isDuplicate(last, value) { continue }
         last = value
         return value
       }

@@ -75,6 +75,19 @@ import Testing
     observer.unregisterAll()
   }
 
+  @Test func touchMakesAnObservedStreamYieldAnEqualValueAgain() async throws {
+    let leaf = Leaf(value: 1).withAnchor()
+    let values = DeadlineIterator(Observed { leaf.value })
+    #expect(try await values.next("the current value") == 1)
+    leaf.node.touch(\.value)
+    #expect(try await values.next("the value after touch, equal to the last") == 1)
+    // Without touch an equal re-evaluation is skipped: the next value seen is the marker.
+    leaf.value = 1
+    leaf.node.transaction { leaf.label = "unobserved" }
+    leaf.value = 2
+    #expect(try await values.next("the marker value 2") == 2)
+  }
+
   @Test func observesModelsBeforeAnchoring() async throws {
     let leaf = Leaf(value: 1)
     let values = DeadlineIterator(Observed { leaf.value })
