@@ -82,6 +82,7 @@ extension ModelTree {
         return PostCommitWork()
       }
       tree.root = context
+      context.isTreeRoot = true
       tree.depth = 1
       tree.adoptSubtree(model)
       tree.depth = 0
@@ -89,6 +90,30 @@ extension ModelTree {
     }
     work.run()
     return tree
+  }
+
+  /// Tears the tree down when its root context is being released (the root model of a
+  /// `withAnchor()` tree is no longer referenced): its children lose their link to it and
+  /// are deactivated and destructed, parents first, and the subscriptions end. The root
+  /// itself cannot be handed to deactivation (it is being destroyed); its own work holds
+  /// the root, so by now it has none left.
+  func tearDown(afterRootWentAway root: AnyModelContext) {
+    let work: PostCommitWork = lock.withLock {
+      var work = PostCommitWork()
+      pendingActivations = []
+      guard root.lifetime == .anchored, let table = root.childTable else { return work }
+      root.lifetime = .destructed
+      root.childTable = nil
+      for entry in table.entries {
+        for child in entry.children {
+          child.parentLinks.removeOrphaned()
+          if child.parentLinks.isEmpty && child.lifetime == .anchored { destruct(child, into: &work) }
+        }
+      }
+      return work
+    }
+    work.run()
+    finishSubscribers()
   }
 
   /// Deactivates and destructs every model of the tree, parents first, and ends the

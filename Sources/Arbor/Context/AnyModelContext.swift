@@ -19,6 +19,8 @@ public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded
   @exclusivity(unchecked) var childTable: ChildTable?
   @exclusivity(unchecked) var observers: [ObserverEntry] = []
   @exclusivity(unchecked) var hooks: ContextHooks?
+  /// Whether this context is the root of its tree (set once, when anchored as a root).
+  @exclusivity(unchecked) var isTreeRoot = false
 
   init(id: ModelID = .generate(), lifetime: ModelLifetime = .initial) {
     self.id = id
@@ -27,6 +29,11 @@ public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded
 
   deinit {
     let address = treeAddress.load(ordering: .acquiring)
+    if address != 0, isTreeRoot {
+      // The last reference to a root went (a `withAnchor()` tree): tear the tree down.
+      let tree = Unmanaged<ModelTree>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue()
+      tree.tearDown(afterRootWentAway: self)
+    }
     if address != 0 {
       Unmanaged<ModelTree>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).release()
     }
@@ -102,12 +109,13 @@ public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded
       case .index(let index): reversed.append(.index(index))
       case .components(let components): reversed.append(contentsOf: components.reversed())
       }
+      guard let parent = link.parent else { return nil }  // the parent is gone: not in a tree
       if link.property != dependencyProperty {
-        reversed.append(.property(link.parent.propertyName(link.property)))
+        reversed.append(.property(parent.propertyName(link.property)))
       } else if inState {
         return nil
       }
-      context = link.parent
+      context = parent
       steps += 1
       if steps > 100_000 { return nil }  // a cycle of models: not a tree
     }
@@ -140,14 +148,15 @@ public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded
         paths.append(ModelPath(reversed.reversed()))
         return
       case .one(let link):
-        guard link.property != dependencyProperty else { return }
+        guard link.property != dependencyProperty, let parent = link.parent else { return }
         link.appendReversedComponents(to: &reversed)
-        context = link.parent
+        context = parent
       case .many(let links):
         for link in links where link.property != dependencyProperty {
+          guard let parent = link.parent else { continue }
           var branch = reversed
           link.appendReversedComponents(to: &branch)
-          link.parent.collectPaths(below: branch, into: &paths, depth: steps)
+          parent.collectPaths(below: branch, into: &paths, depth: steps)
         }
         return
       }

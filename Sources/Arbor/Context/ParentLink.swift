@@ -27,12 +27,19 @@ enum ChildPosition {
 
 /// A child's reference to one place it occupies in a parent.
 ///
-/// `parent` is unowned: a parent outlives its links, because it unlinks its children
-/// (under the tree lock) before it is itself released.
+/// `parent` is weak: a parent holds its children (through its child table), never the
+/// other way round, so a child that outlives its parent (a model value kept after its tree
+/// went) finds no parent instead of reading freed memory.
 struct ParentLink {
-  unowned(unsafe) let parent: AnyModelContext
+  weak var parent: AnyModelContext?
   let property: Int
   var position: ChildPosition
+
+  init(parent: AnyModelContext, property: Int, position: ChildPosition) {
+    self.parent = parent
+    self.property = property
+    self.position = position
+  }
 
   /// Appends this link's path components (position, then property) in reverse order.
   func appendReversedComponents(to reversed: inout [PathComponent]) {
@@ -41,7 +48,7 @@ struct ParentLink {
     case .index(let index): reversed.append(.index(index))
     case .components(let components): reversed.append(contentsOf: components.reversed())
     }
-    reversed.append(.property(parent.propertyName(property)))
+    reversed.append(.property(parent?.propertyName(property) ?? ""))
   }
 }
 
@@ -99,6 +106,18 @@ enum ParentLinks {
       links.removeAll { $0.parent === parent && $0.property == property }
       self = links.isEmpty ? .none : links.count == 1 ? .one(links[0]) : .many(links)
       return before - links.count
+    }
+  }
+
+  /// Removes the links whose parent is gone.
+  mutating func removeOrphaned() {
+    switch self {
+    case .none: return
+    case .one(let link): if link.parent == nil { self = .none }
+    case .many(var links):
+      self = .none
+      links.removeAll { $0.parent == nil }
+      self = links.isEmpty ? .none : links.count == 1 ? .one(links[0]) : .many(links)
     }
   }
 

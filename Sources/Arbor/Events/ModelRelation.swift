@@ -63,8 +63,8 @@ extension AnyModelContext {
   final var parentContexts: [AnyModelContext] {
     switch parentLinks {
     case .none: return []
-    case .one(let link): return [link.parent]
-    case .many(let links): return links.map(\.parent)
+    case .one(let link): return link.parent.map { [$0] } ?? []
+    case .many(let links): return links.compactMap(\.parent)
     }
   }
 
