@@ -7,6 +7,7 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .library(name: "Arbor", targets: ["Arbor"]),
+    .library(name: "ArborJSON", targets: ["ArborJSON"]),
     .library(name: "ArborRPC", targets: ["ArborRPC"]),
     .library(name: "ArborTesting", targets: ["ArborTesting"]),
     .executable(name: "arbor-benchmarks", targets: ["arbor-benchmarks"]),
@@ -19,6 +20,7 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
     .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
   ],
   targets: [
     // The compiler plugin behind @Model and @ModelContainer.
@@ -32,28 +34,32 @@ let package = Package(
         .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
       ]
     ),
-    // The model runtime: no networking, no persistence. It uses ArborRPC's JSON values
+    // The model runtime: no networking, no persistence. It uses ArborJSON's values
     // (pure data) to write snapshots and change sets as JSON Patch.
     .target(
       name: "Arbor",
       dependencies: [
         "ArborMacros",
-        "ArborRPC",
+        "ArborJSON",
+        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
       ]
     ),
-    // JSON-RPC messages, JSON Pointer and JSON Patch: pure data, no I/O.
-    .target(name: "ArborRPC"),
+    // JSON values and their codec, JSON Pointer, JSON Patch, JSON Schema: pure data, no I/O.
+    .target(name: "ArborJSON"),
+    // JSON-RPC 2.0 messages, NDJSON framing, error codes, the OpenRPC document: pure data,
+    // no I/O, shared by the daemon and its clients.
+    .target(name: "ArborRPC", dependencies: ["ArborJSON"]),
     // Helpers for testing models: seeded random runs, restore round trips, waits with
     // deadlines (reported through IssueReporting).
     .target(
       name: "ArborTesting",
       dependencies: [
         "Arbor",
-        "ArborRPC",
+        "ArborJSON",
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
@@ -73,7 +79,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "counterfact-tour",
-      dependencies: ["CounterFact", "Arbor", "ArborRPC"],
+      dependencies: ["CounterFact", "Arbor", "ArborJSON"],
       path: "Examples/CounterFact/Sources/counterfact-tour"
     ),
     .testTarget(
@@ -81,7 +87,7 @@ let package = Package(
       dependencies: [
         "CounterFact",
         "Arbor",
-        "ArborRPC",
+        "ArborJSON",
         "ArborTesting",
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
@@ -92,7 +98,7 @@ let package = Package(
       name: "ArborTests",
       dependencies: [
         "Arbor",
-        "ArborRPC",
+        "ArborJSON",
         "ArborTesting",
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         .product(name: "Dependencies", package: "swift-dependencies"),
@@ -100,8 +106,12 @@ let package = Package(
       ]
     ),
     .testTarget(
+      name: "ArborJSONTests",
+      dependencies: ["ArborJSON"]
+    ),
+    .testTarget(
       name: "ArborRPCTests",
-      dependencies: ["ArborRPC"]
+      dependencies: ["ArborRPC", "ArborJSON"]
     ),
     // Macro expansion tests reach only the macro target and swift-syntax's test support,
     // so that SwiftPM does not build a host copy of the runtime's dependencies.

@@ -1,5 +1,5 @@
 import Arbor
-import ArborRPC
+import ArborJSON
 
 extension IntentDispatcher {
   /// Calls an intent like ``Arbor/IntentDispatcher/call(_:on:parameters:)``, with a

@@ -1,4 +1,4 @@
-import ArborRPC
+import ArborJSON
 
 extension JSONValue {
   /// The same state with every model id replaced by its order of first appearance

@@ -1,11 +1,11 @@
 import Arbor
-import ArborRPC
+import ArborJSON
 
 /// Checks that a tree survives a snapshot: random operations are driven on a live tree;
 /// at a random step its snapshot is restored into a second tree, and from then on every
 /// operation is driven on both, with generators of the same seed. Afterwards the two
 /// states must be equal (model ids of models created after the snapshot aside: see
-/// ``ArborRPC/JSONValue/normalizingModelIDs()``).
+/// ``ArborJSON/JSONValue/normalizingModelIDs()``).
 ///
 /// ```swift
 /// let outcome = try RestoreRoundTrip.run(seed: 7, steps: 200, root: { AppModel() }) { app, random in

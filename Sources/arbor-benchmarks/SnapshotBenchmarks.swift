@@ -1,5 +1,5 @@
 import Arbor
-import ArborRPC
+import ArborJSON
 import Foundation
 
 /// The same tree as `RootModel`/`SmallModel`, as plain Codable structs: the baseline for

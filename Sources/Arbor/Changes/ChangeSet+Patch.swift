@@ -1,4 +1,4 @@
-import ArborRPC
+import ArborJSON
 
 extension ChangeSet {
   /// The change set as a JSON Patch (RFC 6902): applied to the tree's state at the previous

@@ -1,4 +1,4 @@
-import ArborRPC
+import ArborJSON
 
 /// One change in a committed transaction: which model, which property, what happened.
 ///

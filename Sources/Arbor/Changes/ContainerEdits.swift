@@ -1,4 +1,4 @@
-import ArborRPC
+import ArborJSON
 
 /// The smallest JSON Patch edits for a write to a property that holds models in a
 /// dictionary, an optional or a `@ModelContainer` value.

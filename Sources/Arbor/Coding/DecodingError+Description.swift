@@ -1,4 +1,4 @@
-import ArborRPC
+import ArborJSON
 
 extension CodingKey {
   /// The key as a JSON Pointer token: an array index or a member name.

@@ -1,4 +1,4 @@
-import ArborRPC
+import ArborJSON
 
 /// The JSON parameters of one intent call; generated dispatch code reads each parameter
 /// with ``value(_:_:)`` and wraps the result with ``result(_:)``.

@@ -1,4 +1,4 @@
-import ArborRPC
+import ArborJSON
 
 /// Calls the `@Intent` methods of the models of one tree, by target, name and JSON
 /// parameters: what a daemon does for `intent.call`.

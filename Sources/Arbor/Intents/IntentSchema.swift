@@ -1,4 +1,4 @@
-import ArborRPC
+import ArborJSON
 
 /// The JSON Schemas of one intent: its parameters (an object keyed by argument label) and
 /// its result.

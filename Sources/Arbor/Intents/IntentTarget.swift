@@ -1,4 +1,4 @@
-import ArborRPC
+import ArborJSON
 
 /// The model an intent is called on: by its path from the root (a JSON Pointer such as
 /// `/counters/0/counter`), or by its stable id, which survives reordering.

@@ -1,4 +1,4 @@
-import ArborRPC
+import ArborJSON
 
 /// Turns a struct into a model: its stored `var`s become tracked properties whose state
 /// lives in the model's context, and it gains identity and the ``Model`` conformance.

@@ -1,4 +1,4 @@
-import ArborRPC
+import ArborJSON
 
 /// A type whose state lives in a tree of models: declare it with ``Model()``.
 ///

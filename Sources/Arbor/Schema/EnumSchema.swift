@@ -1,4 +1,4 @@
-import ArborRPC
+import ArborJSON
 
 /// The schema of an enum in the layout of Swift's synthesized `Codable`: one object per
 /// case, with the case name as its only key and the associated values (by label, or `_0`,

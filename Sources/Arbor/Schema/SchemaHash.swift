@@ -1,4 +1,5 @@
-import ArborRPC
+import ArborJSON
+import Crypto
 import Foundation
 
 extension Model {
@@ -15,10 +16,18 @@ extension Model {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     let bytes = (try? encoder.encode(stateSchema)) ?? Data()
-    let hash = "sha256:" + SHA256.hexDigest(bytes)
+    let hash = "sha256:" + SHA256.hash(data: bytes).map { byte in
+      String(byte, radix: 16).leftPadded(to: 2)
+    }.joined()
     schemaHashes.withLock { $0[key] = hash }
     return hash
   }
 }
 
 private let schemaHashes = LockedState<[ObjectIdentifier: String]>([:])
+
+extension String {
+  fileprivate func leftPadded(to width: Int) -> String {
+    count >= width ? self : String(repeating: "0", count: width - count) + self
+  }
+}

@@ -1,4 +1,4 @@
-import ArborRPC
+import ArborJSON
 
 /// The names generated code uses for schema types, so that a file importing only `Arbor`
 /// compiles.

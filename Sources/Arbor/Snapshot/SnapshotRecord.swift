@@ -1,4 +1,4 @@
-import ArborRPC
+import ArborJSON
 import Foundation
 
 /// A tree's state at one revision, with what is needed to restore it safely.

@@ -1,4 +1,4 @@
-import ArborRPC
+import ArborJSON
 import Foundation
 
 extension ModelAnchor {
@@ -15,7 +15,7 @@ extension ModelAnchor {
         format: SnapshotRecord.currentFormat, root: Root._$typeName, schema: Root.schemaHash,
         revision: tree.revision, createdAt: createdAt)
       do {
-        // Through a JSON value, written by ArborRPC's writer: about twice as fast here as
+        // Through a JSON value, written by ArborJSON's writer: about twice as fast here as
         // JSONEncoder, whose generic keyed containers dominate the cost of many small models.
         return try header.record(state: JSONValueEncoder().encode(model)).jsonData()
       } catch let error as EncodingError {

@@ -1,5 +1,5 @@
 import Arbor
-import ArborRPC
+import ArborJSON
 import ArborTesting
 import Testing
 

@@ -1,5 +1,5 @@
 import Arbor
-import ArborRPC
+import ArborJSON
 import Foundation
 import Testing
 
@@ -71,7 +71,7 @@ enum SettingsV2 {
       _ = try SettingsV2.Settings.andAnchor(restoring: record)
       Issue.record("restored a record whose migration failed")
     } catch let error as SnapshotError {
-      #expect(error == .migrationFailed(root: "Settings", reason: #"notANumber(ArborRPC.JSONValue.string("warm"))"#))
+      #expect(error == .migrationFailed(root: "Settings", reason: #"notANumber(ArborJSON.JSONValue.string("warm"))"#))
     }
   }
 }

@@ -5,7 +5,7 @@
 // client asks numbersapi.com.
 
 import Arbor
-import ArborRPC
+import ArborJSON
 import CounterFact
 import Foundation
 

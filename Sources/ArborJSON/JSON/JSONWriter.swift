@@ -13,6 +13,31 @@ extension JSONValue {
     writer.write(self)
     return Data(writer.bytes)
   }
+
+  /// Appends the value as compact JSON text (UTF-8, keys sorted) to `bytes`.
+  ///
+  /// ```swift
+  /// var line: [UInt8] = []
+  /// JSONValue(["id": 1]).writeJSON(to: &line)
+  /// line.append(0x0A)
+  /// ```
+  public func writeJSON(to bytes: inout [UInt8]) {
+    var writer = JSONWriter(bytes: bytes)
+    bytes = []
+    writer.write(self)
+    bytes = writer.bytes
+  }
+
+  /// The value as compact JSON text, keys sorted.
+  ///
+  /// ```swift
+  /// print(JSONValue(["a": [1, nil]]).jsonString)   // {"a":[1,null]}
+  /// ```
+  public var jsonString: String {
+    var bytes: [UInt8] = []
+    writeJSON(to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
 }
 
 /// Writes JSON values as compact UTF-8 text.
@@ -20,6 +45,8 @@ struct JSONWriter {
   var bytes: [UInt8] = []
 
   init() { bytes.reserveCapacity(4_096) }
+
+  init(bytes: [UInt8]) { self.bytes = bytes }
 
   mutating func write(_ value: JSONValue) {
     switch value {

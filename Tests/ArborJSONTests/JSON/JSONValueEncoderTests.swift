@@ -1,4 +1,4 @@
-import ArborRPC
+import ArborJSON
 import Foundation
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import ArborRPC
+@testable import ArborJSON
 
 @Suite struct JSONSchemaTests {
   struct Address: Codable {

@@ -1,0 +1,59 @@
+import ArborJSON
+
+/// What a server read from one line: a single call or a batch, each member either a
+/// request to run or the error reply that a malformed member gets.
+///
+/// ```swift
+/// switch RPCInbound(line: Array(#"{"jsonrpc":"2.0","method":"daemon.status","id":1}"#.utf8)) {
+/// case .single(.request(let request)): print(request.method)
+/// case .single(.invalid(let reply)): print(reply.json.jsonString)
+/// case .batch(let calls): print(calls.count)
+/// }
+/// ```
+public enum RPCInbound: Sendable, Hashable {
+  /// One member of what was read.
+  public enum Call: Sendable, Hashable {
+    case request(RPCRequest)
+    /// Not a valid request: the reply to send, whatever else happens.
+    case invalid(RPCResponse)
+  }
+
+  case single(Call)
+  /// A non-empty batch, in the order sent. An empty batch is a single invalid call.
+  case batch([Call])
+
+  /// Reads one line (without its newline). Invalid JSON or UTF-8 gives a parse error with
+  /// a `null` id; an empty array gives one Invalid Request.
+  public init<Bytes: Collection<UInt8>>(line: Bytes, maxDepth: Int = 512) {
+    let value: JSONValue
+    do {
+      value = try JSONValue(parsing: line, maxDepth: maxDepth)
+    } catch {
+      self = .single(.invalid(RPCResponse(id: .null, error: .parseError(error.description))))
+      return
+    }
+    self.init(value)
+  }
+
+  /// Sorts an already parsed message into calls.
+  public init(_ value: JSONValue) {
+    switch value {
+    case .array(let members) where members.isEmpty:
+      self = .single(.invalid(RPCResponse(id: .null, error: .invalidRequest("an empty batch"))))
+    case .array(let members):
+      self = .batch(members.map(Call.init))
+    default:
+      self = .single(Call(value))
+    }
+  }
+}
+
+extension RPCInbound.Call {
+  init(_ value: JSONValue) {
+    do {
+      self = .request(try RPCRequest(validating: value))
+    } catch {
+      self = .invalid(error)
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import ArborJSON
+
+/// A JSON-RPC 2.0 request, or a notification when it has no `id`.
+///
+/// ```swift
+/// let request = RPCRequest(method: "state.get", params: ["path": "/counters"], id: 1)
+/// print(request.json.jsonString)   // {"id":1,"jsonrpc":"2.0","method":"state.get","params":{"path":"/counters"}}
+/// ```
+public struct RPCRequest: Sendable, Hashable {
+  public var method: String
+  /// An object (parameters by name) or an array (by position), or nil when absent.
+  public var params: JSONValue?
+  /// Nil for a notification, which is never answered.
+  public var id: RPCID?
+
+  public init(method: String, params: JSONValue? = nil, id: RPCID?) {
+    self.method = method
+    self.params = params
+    self.id = id
+  }
+
+  /// A notification: a request without an id.
+  public static func notification(_ method: String, params: JSONValue? = nil) -> RPCRequest {
+    RPCRequest(method: method, params: params, id: nil)
+  }
+
+  public var isNotification: Bool { id == nil }
+
+  /// The request as a JSON-RPC 2.0 message.
+  public var json: JSONValue {
+    var members: [String: JSONValue] = ["jsonrpc": "2.0", "method": .string(method)]
+    if let params { members["params"] = params }
+    if let id { members["id"] = id.json }
+    return .object(members)
+  }
+
+  /// Reads a request as the specification defines it. The error is the reply to send:
+  /// `Invalid Request`, with the request's id when it could be read (else `null`).
+  public init(validating value: JSONValue) throws(RPCResponse) {
+    guard case .object(let members) = value else {
+      throw RPCResponse(id: .null, error: .invalidRequest("a request must be a JSON object, not \(value.typeName)"))
+    }
+    var id: RPCID?
+    if let rawID = members["id"] {
+      guard let parsed = RPCID(rawID) else {
+        throw RPCResponse(id: .null, error: .invalidRequest("'id' must be a string, a number or null, not \(rawID.typeName)"))
+      }
+      id = parsed
+    }
+    let replyID = id ?? .null
+    guard members["jsonrpc"] == .string("2.0") else {
+      throw RPCResponse(id: replyID, error: .invalidRequest(#"'jsonrpc' must be "2.0""#))
+    }
+    guard case .string(let method)? = members["method"] else {
+      let found = members["method"].map { "a \($0.typeName)" } ?? "missing"
+      throw RPCResponse(id: replyID, error: .invalidRequest("'method' must be a string (it is \(found))"))
+    }
+    let params = members["params"]
+    switch params {
+    case nil, .object?, .array?: break
+    case let other?:
+      throw RPCResponse(id: replyID, error: .invalidRequest("'params' must be an object or an array, not \(other.typeName)"))
+    }
+    if let extra = members.keys.sorted().first(where: { !["jsonrpc", "method", "params", "id"].contains($0) }) {
+      throw RPCResponse(id: replyID, error: .invalidRequest("unknown member '\(extra)'"))
+    }
+    self.init(method: method, params: params, id: id)
+  }
+}

@@ -1,0 +1,34 @@
+import ArborRPC
+import Testing
+
+@Suite struct LineFramerTests {
+  @Test func linesSplitAcrossChunksComeOutWhole() throws {
+    var framer = LineFramer(maxLineLength: 100)
+    var lines: [String] = []
+    for chunk in ["{\"a\"", ":1}\n{\"b\":2}\r", "\n\n", "tail"] {
+      framer.append(Array(chunk.utf8))
+      while let line = try framer.nextLine() { lines.append(String(decoding: line, as: UTF8.self)) }
+    }
+    #expect(lines == [#"{"a":1}"#, #"{"b":2}"#, ""])
+    #expect(framer.pendingCount == 4)
+  }
+
+  @Test func aLineOverTheLimitIsAnErrorBeforeItEnds() throws {
+    var framer = LineFramer(maxLineLength: 8)
+    framer.append(Array("12345678\n".utf8))
+    #expect(try framer.nextLine().map(Array.init) == Array("12345678".utf8))
+    framer.append(Array("123456789".utf8))
+    #expect(throws: LineFramer.LineTooLong(limit: 8)) { try framer.nextLine() }
+  }
+
+  @Test func manyLinesKeepTheBufferSmall() throws {
+    var framer = LineFramer(maxLineLength: 64)
+    var count = 0
+    for _ in 0..<10_000 {
+      framer.append(Array("{\"jsonrpc\":\"2.0\"}\n".utf8))
+      while try framer.nextLine() != nil { count += 1 }
+    }
+    #expect(count == 10_000)
+    #expect(framer.pendingCount == 0)
+  }
+}
