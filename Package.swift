@@ -10,7 +10,10 @@ let package = Package(
     .library(name: "ArborJSON", targets: ["ArborJSON"]),
     .library(name: "ArborRPC", targets: ["ArborRPC"]),
     .library(name: "ArborTesting", targets: ["ArborTesting"]),
+    .library(name: "ArborDaemon", targets: ["ArborDaemon"]),
+    .library(name: "ArborClient", targets: ["ArborClient"]),
     .executable(name: "arbor-benchmarks", targets: ["arbor-benchmarks"]),
+    .executable(name: "counterfactd", targets: ["counterfactd"]),
     .executable(name: "counterfact-tour", targets: ["counterfact-tour"]),
   ],
   dependencies: [
@@ -21,6 +24,10 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
     .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
     .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
   ],
   targets: [
     // The compiler plugin behind @Model and @ModelContainer.
@@ -63,9 +70,34 @@ let package = Package(
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
+    // Hosts one tree: JSON-RPC 2.0 over a Unix socket, watches, roles, snapshots.
+    .target(
+      name: "ArborDaemon",
+      dependencies: [
+        "Arbor",
+        "ArborJSON",
+        "ArborRPC",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Dependencies", package: "swift-dependencies"),
+      ]
+    ),
+    // An async client of the daemon's socket, shared by arborctl, tests and benchmarks.
+    .target(
+      name: "ArborClient",
+      dependencies: [
+        "ArborJSON",
+        "ArborRPC",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ]
+    ),
     .executableTarget(
       name: "arbor-benchmarks",
-      dependencies: ["Arbor"]
+      dependencies: ["Arbor", "ArborClient", "ArborJSON"]
     ),
     // Examples are real programs: a model library plus an executable.
     .target(
@@ -81,6 +113,15 @@ let package = Package(
       name: "counterfact-tour",
       dependencies: ["CounterFact", "Arbor", "ArborJSON"],
       path: "Examples/CounterFact/Sources/counterfact-tour"
+    ),
+    .executableTarget(
+      name: "counterfactd",
+      dependencies: [
+        "CounterFact",
+        "ArborDaemon",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "Examples/CounterFact/Sources/counterfactd"
     ),
     .testTarget(
       name: "CounterFactTests",
@@ -103,6 +144,19 @@ let package = Package(
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    // End-to-end tests: they start the real counterfactd binary and talk over its socket.
+    .testTarget(
+      name: "ArborDaemonTests",
+      dependencies: [
+        "ArborDaemon",
+        "ArborClient",
+        "ArborJSON",
+        "ArborRPC",
+        "ArborTesting",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
       ]
     ),
     .testTarget(

@@ -56,7 +56,8 @@ extension Model {
   /// let reference = CounterModel.jsonSchema(in: &definitions)   // {"$ref": "#/$defs/CounterModel"}
   /// ```
   public static func jsonSchema(in definitions: inout JSONSchemaDefinitions) -> JSONSchema {
-    definitions.define(schemaName) { _$stateSchema(in: &$0) }
+    ModelTypeCollector.current?.add(Self.self)
+    return definitions.define(schemaName) { _$stateSchema(in: &$0) }
   }
 
   /// The name of the model's definition in a schema document: its type name, with generic

@@ -28,6 +28,18 @@ extension Model {
   public static func andAnchor(
     restoring record: SnapshotRecord, _ dependencies: (inout DependencyValues) -> Void = { _ in }
   ) throws -> (Self, ModelAnchor<Self>) {
+    try andAnchor(restoring: record, revision: record.revision, dependencies)
+  }
+
+  /// Restores a tree from a snapshot record and anchors it at `revision` instead of the
+  /// record's own: a host that replaces its tree keeps its revisions increasing.
+  ///
+  /// ```swift
+  /// let (model, anchor) = try AppModel.andAnchor(restoring: record, revision: current + 1)
+  /// ```
+  public static func andAnchor(
+    restoring record: SnapshotRecord, revision: UInt64, _ dependencies: (inout DependencyValues) -> Void = { _ in }
+  ) throws -> (Self, ModelAnchor<Self>) {
     let header = SnapshotHeader(format: record.format, root: record.root, schema: record.schema, revision: record.revision, createdAt: record.createdAt)
     guard record.format == SnapshotRecord.currentFormat else {
       throw SnapshotError.unsupportedFormat(found: record.format, supported: SnapshotRecord.currentFormat)
@@ -39,7 +51,7 @@ extension Model {
     } catch SnapshotError.incompatibleSchema {
       root = try decodeMigrated(record)
     }
-    return anchorRestored(root, revision: record.revision, dependencies)
+    return anchorRestored(root, revision: revision, dependencies)
   }
 
   /// Upgrades a record written by an earlier version of this root model, by rewriting

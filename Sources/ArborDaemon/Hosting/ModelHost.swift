@@ -1,0 +1,64 @@
+import Arbor
+import ArborJSON
+import Dependencies
+import Foundation
+import Synchronization
+
+/// Hosts a tree with a root of type `Root`: restores or builds it, anchors it, and
+/// replaces it on `state.restore`.
+final class ModelHost<Root: Model>: TreeHost {
+  private struct Current {
+    var anchor: ModelAnchor<Root>
+    var generation: UInt64
+  }
+
+  private let current: Mutex<Current>
+  private let dependencies: @Sendable (inout DependencyValues) -> Void
+
+  /// Anchors `root` (fresh or restored) with the user's dependency overrides.
+  init(anchor: ModelAnchor<Root>, dependencies: @escaping @Sendable (inout DependencyValues) -> Void) {
+    self.current = Mutex(Current(anchor: anchor, generation: 0))
+    self.dependencies = dependencies
+  }
+
+  var anchor: ModelAnchor<Root> { current.withLock { $0.anchor } }
+
+  var rootType: String { Root._$typeName }
+  var revision: UInt64 { anchor.revision }
+  var generation: UInt64 { current.withLock { $0.generation } }
+
+  func state() throws -> (revision: UInt64, value: JSONValue) { try anchor.state() }
+
+  func snapshotRecord() throws -> SnapshotRecord { try anchor.snapshotRecord() }
+
+  func snapshotData() throws -> Data { try anchor.snapshot() }
+
+  func restore(_ record: SnapshotRecord) throws -> UInt64 {
+    let revision = max(anchor.revision, record.revision) + 1
+    let (_, restored) = try Root.andAnchor(restoring: record, revision: revision, dependencies)
+    let previous = current.withLock { current -> ModelAnchor<Root> in
+      let previous = current.anchor
+      current.anchor = restored
+      current.generation += 1
+      return previous
+    }
+    // The old tree goes when its last in-flight intent lets go of it.
+    _ = previous
+    return revision
+  }
+
+  func call(_ intent: String, on target: IntentTarget, parameters: JSONValue) async throws -> (revision: UInt64, result: JSONValue) {
+    let outcome = try await IntentDispatcher(anchor).call(intent, on: target, parameters: parameters)
+    return (outcome.revision, outcome.result)
+  }
+
+  func changeSets(limit: Int) -> (generation: UInt64, sets: ChangeSets) {
+    current.withLock { ($0.generation, $0.anchor.changeSets(limit: limit)) }
+  }
+
+  func events(limit: Int) -> (generation: UInt64, events: EmittedEvents) {
+    current.withLock { ($0.generation, $0.anchor.events(limit: limit)) }
+  }
+
+  var modelTypes: [any Model.Type] { Root.modelTypesInTree }
+}

@@ -1,0 +1,33 @@
+import Arbor
+import ArborJSON
+import Foundation
+
+/// The hosted tree as the server sees it: whatever the root type, one face.
+///
+/// ``ModelHost`` is the implementation; the server, the watch hub and the methods talk
+/// to this protocol only, so none of them is generic over the root.
+protocol TreeHost: Sendable {
+  /// The root type's name (`AppModel`).
+  var rootType: String { get }
+  /// The revision of the last committed change.
+  var revision: UInt64 { get }
+  /// Bumped each time the tree is replaced by a restore.
+  var generation: UInt64 { get }
+  /// The root's state and the revision it reflects, read at one revision.
+  func state() throws -> (revision: UInt64, value: JSONValue)
+  /// The snapshot record of the tree.
+  func snapshotRecord() throws -> SnapshotRecord
+  /// Replaces the tree by the one in `record`, anchored at a revision above every one
+  /// seen so far; returns that revision.
+  func restore(_ record: SnapshotRecord) throws -> UInt64
+  /// Calls an intent; `settled` also waits for the tasks it started.
+  func call(_ intent: String, on target: IntentTarget, parameters: JSONValue) async throws -> (revision: UInt64, result: JSONValue)
+  /// The change sets of the current tree, from now on, and its generation.
+  func changeSets(limit: Int) -> (generation: UInt64, sets: ChangeSets)
+  /// The events of the current tree, from now on, and its generation.
+  func events(limit: Int) -> (generation: UInt64, events: EmittedEvents)
+  /// Every model type the tree can hold, for `rpc.discover`.
+  var modelTypes: [any Model.Type] { get }
+  /// The encoded snapshot record.
+  func snapshotData() throws -> Data
+}

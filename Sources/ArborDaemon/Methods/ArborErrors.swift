@@ -1,0 +1,58 @@
+import ArborJSON
+import ArborRPC
+
+/// The codes of the daemon's own errors: outside the range JSON-RPC reserves, each with a
+/// stable name in `error.data.name` that programs should match on.
+public enum ArborErrorCode {
+  public static let targetNotFound = 1001
+  public static let intentNotFound = 1002
+  public static let invalidParameter = 1003
+  public static let intentFailed = 1004
+  public static let permissionDenied = 1005
+  public static let revisionCompacted = 1006
+  public static let pathNotFound = 1007
+  public static let snapshotRejected = 1008
+  public static let subscriptionNotFound = 1009
+  public static let lineTooLong = 1010
+  public static let shuttingDown = 1011
+}
+
+/// The daemon's errors, as the client sees them.
+enum ArborErrors {
+  static func pathNotFound(_ path: String) -> RPCError {
+    RPCError(
+      code: ArborErrorCode.pathNotFound, name: "org.arbor.PathNotFound",
+      message: "nothing in the state at '\(path)'", details: ["path": .string(path)])
+  }
+
+  static func permissionDenied(method: String, role: Role?, required: Role) -> RPCError {
+    let who = role.map { "the \($0) role" } ?? "no role (the daemon does not know this user)"
+    return RPCError(
+      code: ArborErrorCode.permissionDenied, name: "org.arbor.PermissionDenied",
+      message: "\(method) needs the \(required) role; this connection has \(who)",
+      details: ["method": .string(method), "required": .string(required.description), "role": role.map { .string($0.description) } ?? .null])
+  }
+
+  static func subscriptionNotFound(_ subscription: Int) -> RPCError {
+    RPCError(
+      code: ArborErrorCode.subscriptionNotFound, name: "org.arbor.SubscriptionNotFound",
+      message: "this connection has no watch \(subscription)", details: ["subscription": .int(Int64(subscription))])
+  }
+
+  static func lineTooLong(limit: Int) -> RPCError {
+    RPCError(
+      code: ArborErrorCode.lineTooLong, name: "org.arbor.LineTooLong",
+      message: "a request line is longer than the limit of \(limit) bytes; the connection is closed",
+      details: ["limit": .int(Int64(limit))])
+  }
+
+  static func shuttingDown() -> RPCError {
+    RPCError(code: ArborErrorCode.shuttingDown, name: "org.arbor.ShuttingDown", message: "the daemon is stopping")
+  }
+
+  static func snapshotRejected(_ reason: String) -> RPCError {
+    RPCError(
+      code: ArborErrorCode.snapshotRejected, name: "org.arbor.SnapshotRejected",
+      message: "the snapshot record was refused: \(reason)")
+  }
+}

@@ -1,0 +1,232 @@
+import Arbor
+import ArborJSON
+import ArborRPC
+import Foundation
+import Logging
+import Synchronization
+
+/// What a request knows about the connection it came on.
+struct ConnectionContext: Sendable {
+  let id: Int
+  let role: Role?
+  let outbox: Outbox
+}
+
+/// Runs one request: checks the role, reads the parameters, and calls into the tree or the
+/// watch hub. Returns the result or error to reply with, or nil when the reply was already
+/// queued (watches queue their own, ahead of their notifications).
+final class RequestHandler: Sendable {
+  let host: any TreeHost
+  let hub: WatchHub
+  let stats: DaemonStats
+  let name: String
+  let logger: Logger
+  let onRestore: @Sendable () -> Void
+  private let discovery: DiscoveryDocument
+  /// Set when the daemon stops: intents and restores are refused from then on.
+  let stopping = Atomic<Bool>(false)
+
+  init(host: any TreeHost, hub: WatchHub, stats: DaemonStats, name: String, logger: Logger, onRestore: @escaping @Sendable () -> Void) {
+    self.host = host
+    self.hub = hub
+    self.stats = stats
+    self.name = name
+    self.logger = logger
+    self.onRestore = onRestore
+    self.discovery = DiscoveryDocument(name: name, host: host)
+  }
+
+  func handle(_ request: RPCRequest, connection: ConnectionContext, inBatch: Bool) async -> Result<JSONValue, RPCError>? {
+    guard let method = Method(rawValue: request.method) else {
+      return .failure(.methodNotFound(request.method, available: Method.allCases.map(\.rawValue)))
+    }
+    guard let role = connection.role, role >= method.requiredRole else {
+      return .failure(ArborErrors.permissionDenied(method: method.rawValue, role: connection.role, required: method.requiredRole))
+    }
+    if stopping.load(ordering: .relaxed) && (method == .intentCall || method == .stateRestore) {
+      return .failure(ArborErrors.shuttingDown())
+    }
+    if inBatch && !method.canBeBatched {
+      return .failure(.invalidRequest("\(method.rawValue) cannot be part of a batch; send it on its own line"))
+    }
+    do {
+      let params = try Params(request, accepted: method.parameters)
+      return try await run(method, params, request: request, connection: connection)
+    } catch {
+      return .failure(error)
+    }
+  }
+
+  private func run(_ method: Method, _ params: Params, request: RPCRequest, connection: ConnectionContext) async throws(RPCError) -> Result<JSONValue, RPCError>? {
+    switch method {
+    case .discover:
+      return .success(discovery.document)
+    case .status:
+      return .success(status())
+    case .stateGet:
+      let path = try params.pointer("path")
+      let (revision, state) = try readState()
+      guard let value = try? path.resolve(in: state) else { throw ArborErrors.pathNotFound(path.description) }
+      return .success(["revision": .int(Int64(revision)), "value": value])
+    case .stateSnapshot:
+      do {
+        return .success(try JSONValue(parsing: host.snapshotData()))
+      } catch {
+        throw RPCError.internalError("the snapshot could not be taken: \(error)")
+      }
+    case .stateRestore:
+      guard let raw = params.members["record"] else { throw params.missing("record", expected: "a snapshot record object") }
+      let record: SnapshotRecord
+      do {
+        record = try JSONValueDecoder().decode(SnapshotRecord.self, from: raw)
+      } catch {
+        throw ArborErrors.snapshotRejected("it is not a snapshot record: \(error)")
+      }
+      do {
+        let revision = try host.restore(record)
+        logger.notice("state restored from a record of revision \(record.revision); now at revision \(revision)")
+        onRestore()
+        return .success(["revision": .int(Int64(revision))])
+      } catch {
+        throw ArborErrors.snapshotRejected("\(error)")
+      }
+    case .intentCall:
+      return .success(try await callIntent(params))
+    case .stateWatch:
+      let path = try params.pointer("path")
+      let since = try params.revision("since")
+      try hub.watchState(outbox: connection.outbox, scope: path, since: since, treeRevision: host.revision) { result in
+        Self.replyLine(id: request.id, result: .object(result))
+      }
+      return nil
+    case .eventsWatch:
+      let path = try params.pointer("path")
+      let types = try params.strings("types").map(Set.init)
+      hub.watchEvents(outbox: connection.outbox, scope: path, types: types) { result in
+        Self.replyLine(id: request.id, result: .object(result))
+      }
+      return nil
+    case .watchCancel:
+      guard let subscription = try params.integer("subscription") else {
+        throw params.missing("subscription", expected: "the number a watch replied with")
+      }
+      guard hub.cancel(subscription: subscription, of: connection.outbox) else {
+        throw ArborErrors.subscriptionNotFound(subscription)
+      }
+      return .success(["subscription": .int(Int64(subscription)), "cancelled": true])
+    }
+  }
+
+  private func readState() throws(RPCError) -> (UInt64, JSONValue) {
+    do {
+      return try host.state()
+    } catch {
+      throw RPCError.internalError("the state could not be encoded: \(error)")
+    }
+  }
+
+  private func callIntent(_ params: Params) async throws(RPCError) -> JSONValue {
+    let intent = try params.requiredString("intent")
+    let target: IntentTarget
+    switch params.members["target"] {
+    case nil, .null?:
+      target = .root
+    case .string(let path)?:
+      target = .path(path)
+    case .object(let members)? where members.count == 1:
+      guard case .string(let text)? = members["id"], let id = ModelID(text) else {
+        throw params.wrongType("target", expected: #"a JSON Pointer or {"id": "<16 hexadecimal digits>"}"#, found: .object(members))
+      }
+      target = .id(id)
+    case let other?:
+      throw params.wrongType("target", expected: #"a JSON Pointer or {"id": "<16 hexadecimal digits>"}"#, found: other)
+    }
+    let arguments: JSONValue
+    switch params.members["params"] {
+    case nil, .null?: arguments = [:]
+    case .object(let members)?: arguments = .object(members)
+    case let other?: throw params.wrongType("params", expected: "an object of the intent's parameters by name", found: other)
+    }
+    switch try params.string("wait") {
+    case nil, "committed"?: break
+    case let other?:
+      throw RPCError.invalidParams(
+        "parameter 'wait' of intent.call must be \"committed\", not \"\(other)\"",
+        data: ["name": "org.arbor.InvalidParameter", "parameter": "wait", "expected": "\"committed\""])
+    }
+    stats.intentStarted()
+    defer { stats.intentFinished() }
+    do {
+      let outcome = try await host.call(intent, on: target, parameters: arguments)
+      return ["revision": .int(Int64(outcome.revision)), "result": outcome.result]
+    } catch let error as IntentError {
+      throw error.rpcError
+    } catch {
+      throw RPCError.internalError("\(error)")
+    }
+  }
+
+  private func status() -> JSONValue {
+    let snapshot = stats.snapshot()
+    return [
+      "name": .string(name),
+      "version": .string(ArborDaemonVersion.current),
+      "pid": .int(Int64(getpid())),
+      "root": .string(host.rootType),
+      "uptime": .double((snapshot.uptime * 1000).rounded() / 1000),
+      "revision": .int(Int64(host.revision)),
+      "clients": .int(Int64(snapshot.clients)),
+      "subscriptions": .int(Int64(hub.subscriptionCount)),
+      "intentsPerSecond": .double((snapshot.intentsPerSecond * 10).rounded() / 10),
+      "intentsInFlight": .int(Int64(snapshot.intentsInFlight)),
+    ]
+  }
+
+  static func replyLine(id: RPCID?, result: JSONValue) -> [UInt8] {
+    guard let id else { return [] }
+    var line: [UInt8] = []
+    RPCResponse(id: id, result: result).json.writeJSON(to: &line)
+    line.append(0x0A)
+    return line
+  }
+}
+
+extension IntentError {
+  /// The error as the client sees it, with its stable name and the details to fix it.
+  var rpcError: RPCError {
+    switch self {
+    case .unknownTarget(let target):
+      return RPCError(
+        code: ArborErrorCode.targetNotFound, name: "org.arbor.TargetNotFound", message: description,
+        details: ["target": .string(target)])
+    case .unknownIntent(let intent, let modelType, let available):
+      return RPCError(
+        code: ArborErrorCode.intentNotFound, name: "org.arbor.IntentNotFound", message: description,
+        details: ["intent": .string(intent), "modelType": .string(modelType), "available": .array(available.map(JSONValue.string))])
+    case .parametersNotAnObject(let intent, _):
+      return RPCError(
+        code: ArborErrorCode.invalidParameter, name: "org.arbor.InvalidParameter", message: description,
+        details: ["intent": .string(intent)])
+    case .unknownParameter(let intent, let parameter, let accepted):
+      return RPCError(
+        code: ArborErrorCode.invalidParameter, name: "org.arbor.InvalidParameter", message: description,
+        details: ["intent": .string(intent), "parameter": .string(parameter), "accepted": .array(accepted.map(JSONValue.string))])
+    case .missingParameter(let intent, let parameter):
+      return RPCError(
+        code: ArborErrorCode.invalidParameter, name: "org.arbor.InvalidParameter", message: description,
+        details: ["intent": .string(intent), "parameter": .string(parameter)])
+    case .invalidParameter(let intent, let parameter, let reason):
+      return RPCError(
+        code: ArborErrorCode.invalidParameter, name: "org.arbor.InvalidParameter", message: description,
+        details: ["intent": .string(intent), "parameter": .string(parameter), "reason": .string(reason)])
+    case .failed(let intent, let errorType, let message):
+      return RPCError(
+        code: ArborErrorCode.intentFailed, name: "org.arbor.IntentFailed", message: description,
+        details: ["intent": .string(intent), "errorType": .string(errorType), "error": .string(message)])
+    case .resultNotEncodable(let intent, let reason):
+      return RPCError(
+        code: ArborErrorCode.intentFailed, name: "org.arbor.IntentFailed", message: description,
+        details: ["intent": .string(intent), "reason": .string(reason)])
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+
+/// The daemon's command-line options, embeddable in the user's own command.
+///
+/// Every option has a default that works for an unprivileged user with no configuration;
+/// the socket and the state directory also follow systemd's `$RUNTIME_DIRECTORY` and
+/// `$STATE_DIRECTORY`, then `$XDG_RUNTIME_DIR` and `$XDG_STATE_HOME` (see ``DaemonPaths``).
+///
+/// ```swift
+/// @main struct Counterfactd: AsyncParsableCommand {
+///   @OptionGroup var options: DaemonOptions
+///   func run() async throws {
+///     try await ArborDaemon(name: "counterfactd", options: options) { AppModel() }.run()
+///   }
+/// }
+/// ```
+public struct DaemonOptions: ParsableArguments, Sendable {
+  @Option(name: .long, help: "The Unix socket to listen on (default: under $RUNTIME_DIRECTORY, $XDG_RUNTIME_DIR/arbor or /tmp/arbor-UID).")
+  public var socket: String?
+
+  @Option(name: .customLong("state-dir"), help: "Where the state is kept (default: $STATE_DIRECTORY, $XDG_STATE_HOME/arbor/NAME or ~/.local/state/arbor/NAME).")
+  public var stateDirectory: String?
+
+  @Option(name: .long, help: "When journalled revisions reach the disk: always, batch or off (used by the durable store).")
+  public var fsync: FsyncPolicy = .batch
+
+  @Option(name: .long, help: "How many recent revisions are kept for `state.watch` with `since`.")
+  public var history: Int = 1_000
+
+  @Option(name: .customLong("max-line-bytes"), help: "The longest request line accepted, in bytes.")
+  public var maxLineBytes: Int = 16 << 20
+
+  @Option(name: .customLong("max-output-bytes"), help: "Unread output held for one connection before it is closed, in bytes.")
+  public var maxOutputBytes: Int = 64 << 20
+
+  @Option(name: .customLong("watch-queue"), help: "Notifications one state watch may have unread before it is coalesced into a resync; an event watch is closed instead.")
+  public var watchQueue: Int = 1_000
+
+  @Option(name: .customLong("max-connections"), help: "Connections served at once; more are refused.")
+  public var maxConnections: Int = 1_024
+
+  @Option(name: .customLong("max-in-flight"), help: "Requests one connection may have running at once before the daemon stops reading from it.")
+  public var maxInFlight: Int = 64
+
+  @Option(name: .customLong("readers"), help: "Who may read and watch: comma-separated uid:N, gid:N (a bare number is a uid).")
+  public var readers: PrincipalList = PrincipalList()
+
+  @Option(name: .customLong("operators"), help: "Who may also call intents: comma-separated uid:N, gid:N.")
+  public var operators: PrincipalList = PrincipalList()
+
+  @Option(name: .customLong("admins"), help: "Who may also restore snapshots (default: the daemon's own uid).")
+  public var admins: PrincipalList = PrincipalList()
+
+  @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+  public var logLevel: String = "info"
+
+  public init() {}
+}
+
+/// When journalled revisions are made durable (`--fsync`).
+public enum FsyncPolicy: String, ExpressibleByArgument, Sendable, CaseIterable {
+  case always, batch, off
+}
