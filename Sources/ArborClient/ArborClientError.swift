@@ -1,0 +1,28 @@
+import ArborRPC
+
+/// Why a call to the daemon failed.
+///
+/// ```swift
+/// do { _ = try await connection.call("state.get", ["path": "/nope"]) }
+/// catch .daemon(let error) { print(error.name ?? "", error.message) }   // org.arbor.PathNotFound …
+/// ```
+public enum ArborClientError: Error, Sendable, CustomStringConvertible {
+  /// The daemon answered with an error.
+  case daemon(RPCError)
+  /// Nothing listens on the socket (or it cannot be reached).
+  case cannotConnect(path: String, reason: String)
+  /// The connection closed before the reply came.
+  case connectionClosed
+  /// The daemon's reply was not JSON-RPC.
+  case malformedReply(String)
+
+  public var description: String {
+    switch self {
+    case .daemon(let error): return error.description
+    case .cannotConnect(let path, let reason):
+      return "cannot connect to \(path): \(reason). Is the daemon running? Start it (for example `make run`) or pass its socket with --socket."
+    case .connectionClosed: return "the connection to the daemon closed"
+    case .malformedReply(let reason): return "the daemon's reply is not JSON-RPC: \(reason)"
+    }
+  }
+}

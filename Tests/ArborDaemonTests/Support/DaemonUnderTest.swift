@@ -1,0 +1,123 @@
+import ArborClient
+import ArborTesting
+import Foundation
+import Subprocess
+import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A real `counterfactd` started for a test, on a socket and a state directory of its own.
+struct DaemonUnderTest: Sendable {
+  let directory: String
+  let socket: String
+  let stateDirectory: String
+  let logPath: String
+  let pid: Int32
+
+  /// A new connection, with a deadline.
+  func connect() async throws -> ArborConnection {
+    let socket = self.socket
+    return try await withDeadline("a connection to \(socket)") { try await ArborConnection.connect(to: socket) }
+  }
+
+  /// The daemon's standard error so far.
+  var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+  /// How many file descriptors the daemon has open.
+  func openFileDescriptors() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
+  }
+
+  /// The daemon's resident memory in kB (`VmRSS`).
+  func residentKilobytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+    else { return -1 }
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+  }
+}
+
+enum DaemonHarness {
+  /// `$ARBOR_COUNTERFACTD`, else `counterfactd` next to the test binary, else in `.build/debug`.
+  static func binary() -> String {
+    if let configured = ProcessInfo.processInfo.environment["ARBOR_COUNTERFACTD"], !configured.isEmpty { return configured }
+    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("counterfactd").path
+    if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    return root.appendingPathComponent(".build/debug/counterfactd").path
+  }
+
+  /// A new temporary directory with a short path (socket paths are limited to 107 bytes).
+  static func temporaryDirectory() throws -> String {
+    var template = Array("/tmp/arbor-e2e-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed: \(errno)") }
+    return String(cString: made)
+  }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// Starts `counterfactd` with `arguments` in `directory` (a new one unless given), waits
+/// until it listens, runs `body`, then stops it with SIGTERM unless `body` already stopped
+/// it, and returns what `body` returned with the daemon's exit status.
+///
+/// Every wait has a deadline; if `body` throws, the daemon is killed.
+@discardableResult
+func withDaemon<T: Sendable>(
+  arguments: [String] = [], directory: String? = nil,
+  _ body: (DaemonUnderTest, Execution<NoInput, DiscardedOutput, FileDescriptorOutput>) async throws -> T
+) async throws -> (value: T, status: TerminationStatus) {
+  let directory = try directory ?? DaemonHarness.temporaryDirectory()
+  let socket = directory + "/d.sock"
+  let state = directory + "/state"
+  let logPath = directory + "/daemon.log"
+  let log = try FileDescriptor.open(
+    FilePath(logPath), .writeOnly, options: [.create, .append], permissions: [.ownerReadWrite, .groupRead, .otherRead])
+  let configuration = Configuration(
+    executable: .path(FilePath(DaemonHarness.binary())),
+    arguments: Arguments(["--socket", socket, "--state-dir", state] + arguments))
+  let result = try await run(configuration, input: .none, output: .discarded, error: .fileDescriptor(log, closeAfterSpawningProcess: true)) {
+    execution -> Result<T, any Error> in
+    let daemon = DaemonUnderTest(
+      directory: directory, socket: socket, stateDirectory: state, logPath: logPath, pid: execution.processIdentifier.value)
+    do {
+      try await withDeadline("counterfactd to listen on \(socket)", seconds: 30) {
+        while true {
+          if let connection = try? await ArborConnection.connect(to: socket) {
+            connection.close()
+            return
+          }
+          try await Task.sleep(for: .milliseconds(20))
+        }
+      }
+      let value = try await body(daemon, execution)
+      if kill(daemon.pid, 0) == 0 { try? execution.send(signal: .terminate) }
+      DaemonHarness.killIfStillRunning(daemon.pid, after: 20)
+      return .success(value)
+    } catch {
+      try? execution.send(signal: .kill)
+      return .failure(error)
+    }
+  }
+  return (try result.closureResult.get(), result.terminationStatus)
+}
+
+extension DaemonHarness {
+  /// A stop that does not finish in time becomes a kill, so that the test ends and says so
+  /// (its status is then "signaled 9", not "exited 0").
+  static func killIfStillRunning(_ pid: Int32, after seconds: Int) {
+    Thread.detachNewThread {
+      for _ in 0..<(seconds * 20) {
+        if kill(pid, 0) != 0 { return }
+        usleep(50_000)
+      }
+      kill(pid, SIGKILL)
+    }
+  }
+}
