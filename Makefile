@@ -4,7 +4,9 @@
 # Both install missing system prerequisites first (Debian/Ubuntu, with apt-get).
 
 SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
-APT_PACKAGES := pkg-config
+# util-linux gives setpriv; python3 (Debian's, readable by every user) runs the clients
+# that the role tests start as another user.
+APT_PACKAGES := pkg-config util-linux python3
 
 .PHONY: run test test-tsan test-asan test-repeat build prerequisites python-deps benchmarks clean
 

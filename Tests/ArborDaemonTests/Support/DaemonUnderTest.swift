@@ -54,6 +54,8 @@ enum DaemonHarness {
   static func temporaryDirectory() throws -> String {
     var template = Array("/tmp/arbor-e2e-XXXXXX".utf8CString)
     guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed: \(errno)") }
+    // Other users reach the socket only through its own mode (0660), never the folder's.
+    chmod(made, 0o755)
     return String(cString: made)
   }
 }

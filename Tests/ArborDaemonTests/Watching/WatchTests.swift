@@ -226,17 +226,27 @@ for step in range(steps):
 
 final = driver.call("state.get")
 target = final["revision"]
-while views[root["subscription"]][1] < target:
-    note = watcher.notification()
+resyncs = 0
+
+def apply(note):
+    global resyncs
     params = note["params"]
     view = views[params["subscription"]]
     if params.get("resync"):
+        resyncs += 1
         view[0] = params["value"]
     else:
         if view[2] == "" and params["revision"] != view[1] + 1:
             raise SystemExit("the root watch skipped from %d to %d" % (view[1], params["revision"]))
         view[0] = jsonpatch.apply_patch(view[0], params["patch"])
     view[1] = params["revision"]
+
+while views[root["subscription"]][1] < target:
+    apply(watcher.notification())
+# Everything queued for the path watches up to the target is queued before this reply.
+watcher.call("daemon.status")
+while watcher.pending:
+    apply(watcher.pending.pop(0))
 
 if views[root["subscription"]][0] != final["value"]:
     raise SystemExit("root: jsonpatch gives %s, state.get has %s" % (json.dumps(views[root["subscription"]][0]), json.dumps(final["value"])))
@@ -263,5 +273,5 @@ for sub, (value, revision, at) in views.items():
         expected = None
     if value != expected:
         raise SystemExit("%s: jsonpatch gives %s, state.get has %s" % (at, json.dumps(value), json.dumps(expected)))
-print("ok %d revisions" % target)
+print("ok %d revisions, %d resyncs" % (target, resyncs))
 """#
