@@ -1,6 +1,7 @@
 # Arbor: the two commands a newcomer needs.
-#   make run    builds and runs the example (a model tree that prints its changes)
+#   make run    builds and starts counterfactd, the example daemon, on a socket it prints
 #   make test   builds everything and runs every test
+#   make tour   runs the in-process tour of the example (a model tree that prints its changes)
 # Both install missing system prerequisites first (Debian/Ubuntu, with apt-get).
 
 SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
@@ -8,7 +9,7 @@ SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # that the role tests start as another user.
 APT_PACKAGES := pkg-config util-linux python3
 
-.PHONY: run test test-tsan test-asan test-repeat build prerequisites python-deps benchmarks clean
+.PHONY: run tour test test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon clean
 
 prerequisites:
 	@missing=""; \
@@ -35,7 +36,17 @@ python-deps:
 	@python3 -c "import jsonpatch, jsonschema" 2>/dev/null || \
 	  python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $(PYTHON_PACKAGES) jsonpatch jsonschema
 
+# The daemon's socket and state: under $XDG_RUNTIME_DIR and $XDG_STATE_HOME when set,
+# else /tmp/arbor-UID and ~/.local/state (see Docs/Operations.md). Stop it with Ctrl-C.
+RUN_SOCKET ?= $(if $(XDG_RUNTIME_DIR),$(XDG_RUNTIME_DIR)/arbor/counterfactd.sock,/tmp/arbor-$(shell id -u)/counterfactd.sock)
 run: prerequisites
+	swift build $(SWIFT_BUILD_FLAGS) --product counterfactd
+	@echo "counterfactd listens on $(RUN_SOCKET). In another terminal, for example:"
+	@echo "  echo '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"daemon.status\"}' | socat - UNIX-CONNECT:$(RUN_SOCKET)"
+	@echo "  (socat is Debian's socat package)"
+	"$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/counterfactd" --socket "$(RUN_SOCKET)"
+
+tour: prerequisites
 	swift run $(SWIFT_BUILD_FLAGS) counterfact-tour
 
 build: prerequisites
@@ -77,6 +88,15 @@ test-repeat: prerequisites python-deps
 
 benchmarks: prerequisites
 	swift run $(SWIFT_BUILD_FLAGS) -c release arbor-benchmarks all
+
+# The daemon under load next to Redis on a Unix socket (Debian's redis-server and
+# redis-tools are installed when missing): release builds, 3 runs each.
+bench-daemon: prerequisites
+	@command -v redis-benchmark >/dev/null || { SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq redis-server redis-tools; }
+	swift build $(SWIFT_BUILD_FLAGS) -c release --product counterfactd
+	swift build $(SWIFT_BUILD_FLAGS) -c release --product arbor-benchmarks
+	"$$(swift build $(SWIFT_BUILD_FLAGS) -c release --show-bin-path)/arbor-benchmarks" daemon --runs $${RUNS:-3}
 
 clean:
 	rm -rf .build .build-tsan .build-asan

@@ -17,9 +17,16 @@ public final class ArborConnection: Sendable {
   private struct State {
     var writer: NIOAsyncChannelOutboundWriter<ByteBuffer>?
     var channel: (any Channel)?
-    var pending: [RPCID: CheckedContinuation<RPCResponse, any Error>] = [:]
+    var pending: [RPCID: Pending] = [:]
     var nextID: Int64 = 1
     var closed = false
+  }
+
+  /// A call between its request being written and its reply being taken.
+  private enum Pending {
+    case expected
+    case arrived(RPCResponse)
+    case waiting(CheckedContinuation<RPCResponse, any Error>)
   }
 
   private let state = Mutex(State())
@@ -95,25 +102,36 @@ public final class ArborConnection: Sendable {
     RPCRequest(method: method, params: params, id: id).json.writeJSON(to: &encoded)
     encoded.append(0x0A)
     let buffer = ByteBuffer(bytes: encoded)
+    let writer: NIOAsyncChannelOutboundWriter<ByteBuffer>? = state.withLock { state in
+      guard !state.closed, let writer = state.writer else { return nil }
+      state.pending[id] = .expected
+      return writer
+    }
+    guard let writer else { throw .connectionClosed }
+    do {
+      try await writer.write(buffer)
+    } catch {
+      _ = state.withLock { $0.pending.removeValue(forKey: id) }
+      throw .connectionClosed
+    }
     do {
       return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<RPCResponse, any Error>) in
-        let writer: NIOAsyncChannelOutboundWriter<ByteBuffer>? = state.withLock { state in
-          guard !state.closed, let writer = state.writer else { return nil }
-          state.pending[id] = continuation
-          return writer
-        }
-        guard let writer else {
-          continuation.resume(throwing: ArborClientError.connectionClosed)
-          return
-        }
-        Task {
-          do {
-            try await writer.write(buffer)
-          } catch {
-            if let waiting = self.state.withLock({ $0.pending.removeValue(forKey: id) }) {
-              waiting.resume(throwing: ArborClientError.connectionClosed)
-            }
+        let outcome: Result<RPCResponse, ArborClientError>? = state.withLock { state in
+          switch state.pending[id] {
+          case .arrived(let response)?:
+            state.pending[id] = nil
+            return .success(response)
+          case .expected?:
+            state.pending[id] = .waiting(continuation)
+            return nil
+          case .waiting?, nil:
+            return .failure(.connectionClosed)
           }
+        }
+        switch outcome {
+        case .success(let response)?: continuation.resume(returning: response)
+        case .failure(let error)?: continuation.resume(throwing: error)
+        case nil: break
         }
       }
     } catch let error as ArborClientError {
@@ -167,11 +185,23 @@ public final class ArborConnection: Sendable {
       notificationContinuation.yield(notification)
       return
     }
-    if let response = RPCResponse(value), response.id != .null,
-      let waiting = state.withLock({ $0.pending.removeValue(forKey: response.id) })
-    {
-      waiting.resume(returning: response)
-      return
+    if let response = RPCResponse(value), response.id != .null {
+      let waiting: CheckedContinuation<RPCResponse, any Error>?? = state.withLock { state in
+        switch state.pending[response.id] {
+        case .expected?:
+          state.pending[response.id] = .arrived(response)
+          return .some(nil)
+        case .waiting(let continuation)?:
+          state.pending[response.id] = nil
+          return .some(continuation)
+        case .arrived?, nil:
+          return .none
+        }
+      }
+      if let waiting {
+        waiting?.resume(returning: response)
+        return
+      }
     }
     otherContinuation.yield(value)
   }
@@ -181,8 +211,8 @@ public final class ArborConnection: Sendable {
       state.closed = true
       state.writer = nil
       state.channel = nil
-      defer { state.pending = [:] }
-      return Array(state.pending.values)
+      defer { state.pending = state.pending.filter { if case .arrived = $0.value { return true } else { return false } } }
+      return state.pending.values.compactMap { if case .waiting(let continuation) = $0 { return continuation } else { return nil } }
     }
     for continuation in waiting { continuation.resume(throwing: ArborClientError.connectionClosed) }
     notificationContinuation.finish()

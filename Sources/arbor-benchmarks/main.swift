@@ -8,6 +8,7 @@ import Foundation
 //   swift run -c release arbor-benchmarks runtime        events and tasks
 //   swift run -c release arbor-benchmarks snapshots      snapshot encode/decode, patch sizes
 //   swift run -c release arbor-benchmarks all
+//   arbor-benchmarks daemon [--runs N]                  the daemon vs Redis (make bench-daemon)
 
 let arguments = CommandLine.arguments.dropFirst()
 if arguments.first == "__memory", arguments.count == 3, let count = Int(arguments.last!) {
@@ -15,7 +16,7 @@ if arguments.first == "__memory", arguments.count == 3, let count = Int(argument
   exit(0)
 }
 let quick = arguments.contains("--quick")
-let suites = arguments.filter { !$0.hasPrefix("--") }
+let suites = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil }
 let selected = suites.isEmpty ? ["all"] : suites
 
 if arguments.first == "__profile", arguments.count == 3, let count = Int(arguments.last!) {
@@ -32,11 +33,14 @@ for suite in selected {
     await RuntimeBenchmarks(divisor: quick ? 10 : 1).run()
   case "snapshots":
     await SnapshotBenchmarks(divisor: quick ? 10 : 1).run()
+  case "daemon":
+    let runs = arguments.firstIndex(of: "--runs").flatMap { arguments.index(after: $0) < arguments.endIndex ? Int(arguments[arguments.index(after: $0)]) : nil } ?? 3
+    await DaemonBenchmarks(quick: quick, runs: runs).run()
   case "all":
     await CoreBenchmarks(divisor: quick ? 10 : 1).run()
     await RuntimeBenchmarks(divisor: quick ? 10 : 1).run()
     await SnapshotBenchmarks(divisor: quick ? 10 : 1).run()
   default:
-    print("unknown suite '\(suite)'; known: core, runtime, snapshots, all")
+    print("unknown suite '\(suite)'; known: core, runtime, snapshots, daemon, all")
   }
 }

@@ -35,42 +35,31 @@ extension Model {
     }
   }
 
-  /// The children held by each tracked property, with their components below it.
-  func childrenByProperty() -> [(name: String, found: [ModelVisitor.Found])] {
-    let context = _$modelContext
-    return context.withLock {
-      (0..<Self._$propertyCount).map { property in
-        var visitor = ModelVisitor()
-        context.visitChildren(property: property, into: &visitor)
-        return (Self._$propertyName(property), visitor.found)
-      }
-    }
-  }
-
   private func descendant(at tokens: ArraySlice<String>) -> (any Model)? {
     guard let first = tokens.first else { return self }
     let rest = tokens.dropFirst()
-    for (name, found) in childrenByProperty() where name == first {
-      for entry in found {
-        let components = entry.components.map(\.token)
-        guard rest.starts(with: components) else { continue }
-        return entry.model.descendant(at: rest.dropFirst(components.count))
-      }
+    guard let property = (0..<Self._$propertyCount).first(where: { Self._$propertyName($0) == first }) else { return nil }
+    // Only the named property's children are visited.
+    let context = _$modelContext
+    let found = context.withLock {
+      var visitor = ModelVisitor()
+      context.visitChildren(property: property, into: &visitor)
+      return visitor.found
+    }
+    for entry in found {
+      let components = entry.components.map(\.token)
+      guard rest.starts(with: components) else { continue }
+      return entry.model.descendant(at: rest.dropFirst(components.count))
     }
     return nil
   }
 
+  /// The model with `id` in this model's tree: the root itself, or a lookup in the tree's
+  /// index of anchored models (no walk). Before anchoring, nothing.
   private func descendant(withID id: ModelID) -> (any Model)? {
-    var stack: [any Model] = [self]
-    var seen: Set<ObjectIdentifier> = []
-    while let model = stack.popLast() {
-      let context = model._$anyContext
-      guard seen.insert(ObjectIdentifier(context)).inserted else { continue }
-      if context.id == id { return model }
-      for (_, found) in model.childrenByProperty() {
-        stack.append(contentsOf: found.reversed().map(\.model))
-      }
-    }
-    return nil
+    let context = _$anyContext
+    if context.id == id { return self }
+    guard let tree = context.tree else { return nil }
+    return tree.lock.withLock { tree.modelsByID[id] }
   }
 }

@@ -22,6 +22,10 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   @exclusivity(unchecked) var pendingChanges: [Change] = []
   @exclusivity(unchecked) var pendingObservers: [AccessObserver] = []
   @exclusivity(unchecked) var pendingActivations: [any Model] = []
+  /// Every anchored model but the root, by id: intents find their target by id without
+  /// walking the tree. Kept by `adoptSubtree` and `destruct`; the root is not in it (a
+  /// `withAnchor()` root must be free to go when its last reference does).
+  @exclusivity(unchecked) var modelsByID: [ModelID: any Model] = [:]
   @exclusivity(unchecked) var pendingDetached: [AnyModelContext] = []
   /// Issues found under the lock, reported once it is released.
   @exclusivity(unchecked) var pendingIssues: [String] = []
@@ -101,6 +105,7 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
     var stack: [AnyModelContext] = [context]
     while let current = stack.popLast() {
       current.lifetime = .destructed
+      modelsByID[current.id] = nil
       work.deactivations.append(current)
       guard let table = current.childTable else { continue }
       current.childTable = nil

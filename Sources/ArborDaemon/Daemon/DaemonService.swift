@@ -32,13 +32,14 @@ struct DaemonService: Service {
       admins: options.admins.principals)
     let outboxes = OutboxRegistry()
 
+    Self.raiseOpenFileLimit(logger: logger)
     do {
       try SocketFile.prepare(paths.socket)
     } catch {
       throw DaemonStartError(error.description)
     }
     let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-      .serverChannelOption(.backlog, value: 256)
+      .serverChannelOption(.backlog, value: 1024)
       .childChannelOption(.allowRemoteHalfClosure, value: true)
       .bind(unixDomainSocketPath: paths.socket) { channel in
         PeerCredentials.of(channel).flatMapThrowing { credentials in
@@ -101,6 +102,18 @@ struct DaemonService: Service {
       serverChannel.close(promise: nil)
     }
     unlink(paths.socket)
+  }
+
+  /// Connections are file descriptors: lift the soft limit to the hard one, so that
+  /// `--max-connections` (not a default of 1,024 descriptors) is what bounds them.
+  private static func raiseOpenFileLimit(logger: Logger) {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+    let soft = limit.rlim_cur
+    limit.rlim_cur = limit.rlim_max
+    if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 {
+      logger.debug("open file limit raised from \(soft) to \(limit.rlim_max)")
+    }
   }
 
   private static func refuse(_ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, limit: Int) async {

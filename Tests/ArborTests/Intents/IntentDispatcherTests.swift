@@ -94,6 +94,22 @@ enum SensorError: Error, CustomStringConvertible {
     #expect(lab.sensors[1].online == true)
   }
 
+  @Test func anIDIsFoundWhileItsModelIsInTheTreeOnly() async throws {
+    let (lab, _, dispatcher) = makeLab()
+    let a = lab.sensors[0]
+    let added = try await dispatcher.callWithDeadline("addSensor", parameters: ["named": "c"])
+    guard case .string(let text) = added.result, let newID = ModelID(text) else { Issue.record("no id: \(added.result)"); return }
+    _ = try await dispatcher.callWithDeadline("goOffline", on: .id(newID))
+    #expect(lab.sensors[2].online == false, "a model added after anchoring is found by id")
+    _ = try await dispatcher.callWithDeadline("addSensor", on: .id(lab.id), parameters: ["named": "d"])
+    #expect(lab.sensors.count == 4, "the root is found by its id")
+    lab.sensors.removeFirst()
+    #expect(await error("goOffline", on: .id(a.id), in: dispatcher)?.description == "no model with id \(a.id)")
+    lab.sensors.append(a)
+    _ = try await dispatcher.callWithDeadline("goOffline", on: .id(a.id))
+    #expect(a.online == false, "a model re-added is found again")
+  }
+
   func error(
     _ intent: String, on target: IntentTarget = .root, _ parameters: JSONValue = [:], in dispatcher: IntentDispatcher<Lab>,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column

@@ -1,0 +1,269 @@
+import ArborClient
+import ArborJSON
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The daemon under load, next to Redis on a Unix socket as the baseline, in one run:
+/// intent round trips (1 and 50 clients: requests per second, p50/p99 latency) against
+/// `redis-benchmark -t set` with the same client counts, and the time for one change to
+/// reach 1,000 watchers.
+///
+///   arbor-benchmarks daemon [--quick] [--runs N]
+///
+/// `counterfactd` is looked for next to this executable (or `$ARBOR_COUNTERFACTD`);
+/// `redis-server` and `redis-benchmark` on `PATH` (Debian's redis-server, redis-tools).
+struct DaemonBenchmarks {
+  /// Prints and flushes, so that progress shows when the output is a pipe.
+  private func print(_ items: String...) {
+    Swift.print(items.joined(separator: " "))
+    fflush(nil)
+  }
+
+  let requests: Int
+  let runs: Int
+  let watchers: Int
+  let changes: Int
+
+  init(quick: Bool, runs: Int) {
+    requests = quick ? 5_000 : 50_000
+    self.runs = runs
+    watchers = 1_000
+    changes = quick ? 50 : 200
+  }
+
+  func run() async {
+    raiseFileLimit()
+    let directory = NSTemporaryDirectory() + "arbor-bench-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let socket = directory + "/d.sock"
+    let redisSocket = directory + "/redis.sock"
+    guard let daemon = start(Self.daemonBinary(), ["--socket", socket, "--state-dir", directory + "/state", "--max-connections", "4096", "--log-level", "warning"]) else {
+      print("cannot start counterfactd (\(Self.daemonBinary())); build it: swift build -c release --product counterfactd")
+      return
+    }
+    defer { daemon.terminate(); daemon.waitUntilExit() }
+    guard let redis = start("redis-server", ["--port", "0", "--unixsocket", redisSocket, "--save", "", "--appendonly", "no"]) else {
+      print("cannot start redis-server: install Debian's redis-server and redis-tools")
+      return
+    }
+    defer { redis.terminate(); redis.waitUntilExit() }
+    guard await waitFor(socket), await waitFor(redisSocket) else {
+      print("the daemon or Redis did not start listening")
+      return
+    }
+    print("\n## Daemon: intent round trips over the socket vs Redis SET (redis-benchmark), \(runs) runs each, ranges min–max")
+    print("requests per run: \(requests); counterfactd and redis-server on this machine's 2 cores, with the load generator\n")
+    do {
+      let setup = try await ArborConnection.connect(to: socket)
+      try await setup.call("intent.call", ["intent": "addButtonTapped"])
+      setup.close()
+      print(pad("clients", 8), pad("arbor rps", 18), pad("redis rps", 18), pad("arbor p50 ms", 14), pad("redis p50 ms", 14), pad("arbor p99 ms", 14), pad("redis p99 ms", 14))
+      for clients in [1, 50] {
+        var arbor: [LoadResult] = []
+        var baseline: [LoadResult] = []
+        for _ in 0..<runs {
+          arbor.append(try await intentLoad(socket: socket, clients: clients))
+          if let result = redisLoad(socket: redisSocket, clients: clients) { baseline.append(result) }
+        }
+        print(
+          pad("\(clients)", 8), pad(range(arbor.map(\.rps), "%.0f"), 18), pad(range(baseline.map(\.rps), "%.0f"), 18),
+          pad(range(arbor.map(\.p50), "%.3f"), 14), pad(range(baseline.map(\.p50), "%.3f"), 14),
+          pad(range(arbor.map(\.p99), "%.3f"), 14), pad(range(baseline.map(\.p99), "%.3f"), 14))
+      }
+      print("\n## Daemon: one change reaching \(watchers) watchers (time from sending the intent until the last watcher has the patch)\n")
+      print(pad("run", 6), pad("p50 ms", 10), pad("p99 ms", 10), pad("max ms", 10))
+      for run in 1...runs {
+        let fan = try await fanOut(socket: socket)
+        print(pad("\(run)", 6), pad(String(format: "%.2f", fan.p50), 10), pad(String(format: "%.2f", fan.p99), 10), pad(String(format: "%.2f", fan.max), 10))
+      }
+    } catch {
+      print("the daemon benchmark failed: \(error)")
+    }
+  }
+
+  struct LoadResult {
+    var rps: Double
+    var p50: Double
+    var p99: Double
+  }
+
+  private func intentLoad(socket: String, clients: Int) async throws -> LoadResult {
+    let perClient = requests / clients
+    let connections = try await withThrowingTaskGroup(of: ArborConnection.self) { group in
+      for _ in 0..<clients { group.addTask { try await ArborConnection.connect(to: socket) } }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    defer { for connection in connections { connection.close() } }
+    let started = ContinuousClock.now
+    let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
+      for connection in connections {
+        group.addTask {
+          var samples: [Double] = []
+          samples.reserveCapacity(perClient)
+          for _ in 0..<perClient {
+            let sent = ContinuousClock.now
+            try await connection.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
+            samples.append(milliseconds(ContinuousClock.now - sent))
+          }
+          return samples
+        }
+      }
+      return try await group.reduce(into: [Double]()) { $0.append(contentsOf: $1) }.sorted()
+    }
+    let elapsed = milliseconds(ContinuousClock.now - started) / 1000
+    return LoadResult(rps: Double(latencies.count) / elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99))
+  }
+
+  private func redisLoad(socket: String, clients: Int) -> LoadResult? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["redis-benchmark", "-s", socket, "-t", "set", "-c", String(clients), "-n", String(requests), "--csv"]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return nil }
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    // "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+    guard let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("\"SET\"") }) else { return nil }
+    let fields = line.split(separator: ",").map { Double($0.trimmingCharacters(in: CharacterSet(charactersIn: "\""))) }
+    guard fields.count >= 7, let rps = fields[1], let p50 = fields[4], let p99 = fields[6] else { return nil }
+    return LoadResult(rps: rps, p50: p50, p99: p99)
+  }
+
+  struct FanOut {
+    var p50: Double
+    var p99: Double
+    var max: Double
+  }
+
+  private func fanOut(socket: String) async throws -> FanOut {
+    // In batches, so that the listen backlog never overflows.
+    var connections: [ArborConnection] = []
+    while connections.count < watchers {
+      let batch = min(100, watchers - connections.count)
+      connections += try await withThrowingTaskGroup(of: ArborConnection.self) { group in
+        for _ in 0..<batch { group.addTask { try await ArborConnection.connect(to: socket) } }
+        return try await group.reduce(into: []) { $0.append($1) }
+      }
+    }
+    defer { for connection in connections { connection.close() } }
+    let arrivals = Arrivals(watchers: watchers)
+    return try await withThrowingTaskGroup(of: Void.self, returning: FanOut.self) { group in
+      for connection in connections {
+        _ = try await connection.call("state.watch", ["path": "/counters/0/counter/count"])
+        group.addTask {
+          for await notification in connection.notifications {
+            if case .int(let revision)? = notification.params?.objectValue?["revision"] { arrivals.arrived(revision) }
+          }
+        }
+      }
+      let driver = try await ArborConnection.connect(to: socket)
+      var latencies: [Double] = []
+      for _ in 0..<changes {
+        let sent = ContinuousClock.now
+        let reply = try await driver.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
+        guard case .int(let revision)? = reply.objectValue?["revision"] else { continue }
+        let reached = await arrivals.waitForAll(revision)
+        latencies.append(milliseconds(reached - sent))
+      }
+      driver.close()
+      for connection in connections { connection.close() }
+      group.cancelAll()
+      latencies.sort()
+      return FanOut(p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), max: latencies.last ?? 0)
+    }
+  }
+
+  private func start(_ executable: String, _ arguments: [String]) -> Process? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
+    process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
+    process.standardOutput = FileHandle.nullDevice
+    do {
+      try process.run()
+      return process
+    } catch {
+      return nil
+    }
+  }
+
+  private func waitFor(_ path: String) async -> Bool {
+    for _ in 0..<500 {
+      if FileManager.default.fileExists(atPath: path), let connection = try? await ArborConnection.connect(to: path) {
+        connection.close()
+        return true
+      }
+      try? await Task.sleep(for: .milliseconds(20))
+    }
+    return false
+  }
+
+  static func daemonBinary() -> String {
+    if let configured = ProcessInfo.processInfo.environment["ARBOR_COUNTERFACTD"] { return configured }
+    return URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+      .appendingPathComponent("counterfactd").path
+  }
+}
+
+/// When each watcher got each revision: the fan-out benchmark waits until all have.
+final class Arrivals: @unchecked Sendable {
+  // Unchecked: `lock` guards `counts` and `completed`.
+  private let lock = NSLock()
+  private var counts: [Int64: Int] = [:]
+  private var completed: [Int64: ContinuousClock.Instant] = [:]
+  let watchers: Int
+
+  init(watchers: Int) { self.watchers = watchers }
+
+  func arrived(_ revision: Int64) {
+    let now = ContinuousClock.now
+    lock.withLock {
+      counts[revision, default: 0] += 1
+      if counts[revision] == watchers { completed[revision] = now }
+    }
+  }
+
+  func waitForAll(_ revision: Int64) async -> ContinuousClock.Instant {
+    while true {
+      if let done = lock.withLock({ completed[revision] }) { return done }
+      try? await Task.sleep(for: .microseconds(200))
+    }
+  }
+}
+
+private func milliseconds(_ duration: Duration) -> Double {
+  Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+
+private func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
+  guard !sorted.isEmpty else { return 0 }
+  return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+}
+
+private func range(_ values: [Double], _ format: String) -> String {
+  guard let low = values.min(), let high = values.max() else { return "n/a" }
+  return String(format: format, low) + "–" + String(format: format, high)
+}
+
+private func pad(_ text: String, _ width: Int) -> String {
+  text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+}
+
+private func raiseFileLimit() {
+  var limit = rlimit()
+  getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+  limit.rlim_cur = limit.rlim_max
+  setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+}
+
+extension JSONValue {
+  var objectValue: [String: JSONValue]? {
+    if case .object(let members) = self { return members }
+    return nil
+  }
+}
