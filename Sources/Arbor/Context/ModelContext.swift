@@ -60,7 +60,7 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
   @inlinable
   public func _$set<V: Sendable>(_ property: Int, _ value: V, _ read: (M._$State) -> V?, _ write: (inout M._$State, V) -> Void) {
     var scope = _beginWrite()
-    if _canWrite(property) {
+    if _canWrite(property, &scope) {
       write(&_state, value)
       _didSet(property, &scope) { value }
     }
@@ -70,7 +70,7 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
   @inlinable
   public func _$set<V: Sendable & Equatable>(_ property: Int, _ value: V, _ read: (M._$State) -> V?, _ write: (inout M._$State, V) -> Void) {
     var scope = _beginWrite()
-    if _canWrite(property), read(_state) != value {
+    if _canWrite(property, &scope), read(_state) != value {
       write(&_state, value)
       _didSet(property, &scope) { value }
     }
@@ -94,7 +94,7 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
     _ property: Int, _ value: V, _ read: (M._$State) -> V?, _ write: (inout M._$State, V) -> Void
   ) {
     var scope = _beginWrite()
-    if _canWrite(property) {
+    if _canWrite(property, &scope) {
       let before = _shallowBefore(read(_state))
       write(&_state, value)
       _didSetContainer(property, value, old: before, &scope)
@@ -106,8 +106,8 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
 
   @inlinable
   public func _$beginModify<V>(_ property: Int, _ take: (inout M._$State) -> V?) -> _ModelModify<V> {
-    let scope = _beginWrite()
-    let writable = _canWrite(property)
+    var scope = _beginWrite()
+    let writable = _canWrite(property, &scope)
     guard let value = take(&_state) else {
       _endWrite(scope)
       _missingValue(property)
@@ -117,8 +117,8 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
 
   @inlinable
   public func _$beginModify<V: Equatable>(_ property: Int, _ take: (inout M._$State) -> V?) -> _ModelModify<V> {
-    let scope = _beginWrite()
-    let writable = _canWrite(property)
+    var scope = _beginWrite()
+    let writable = _canWrite(property, &scope)
     guard let value = take(&_state) else {
       _endWrite(scope)
       _missingValue(property)
@@ -143,8 +143,8 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
 
   @inlinable
   func beginContainerModify<V: Sendable & ModelContainer>(_ property: Int, _ take: (inout M._$State) -> V?) -> _ModelModify<V> {
-    let scope = _beginWrite()
-    let writable = _canWrite(property)
+    var scope = _beginWrite()
+    let writable = _canWrite(property, &scope)
     guard let value = take(&_state) else {
       _endWrite(scope)
       _missingValue(property)
