@@ -25,6 +25,13 @@ enum OtherThread {
     }
   }
 
+  /// Keeps `object` alive for good. For a test whose threads timed out while they may still
+  /// hold a tree's lock (a deadlock): releasing the tree's anchor or root would tear the
+  /// tree down, which takes that lock and would wait forever, hanging the run.
+  static func abandon(_ object: AnyObject) {
+    _ = Unmanaged.passRetained(object)
+  }
+
   /// Whether `body`, run on a new thread, finishes within `seconds`, waited for
   /// synchronously: called where a lock may be held (an issue reporter, a dependency
   /// override, `==`), it tells whether that lock is free for other threads. `body`
