@@ -1,5 +1,4 @@
 import Dependencies
-import IssueReporting
 
 extension Model {
   /// Anchors this model as the root of a new tree and activates it; returns the model.
@@ -73,13 +72,14 @@ extension ModelTree {
     let tree = ModelTree(revision: revision, dependencies: values)
     let context = model._$modelContext
     let work: PostCommitWork = tree.lock.withLock {
+      // Misuse is reported once the lock is released, like every issue found under it.
       guard context.canJoin(tree), context.tree == nil else {
-        reportIssue("\(M.self) is already anchored; a model can be the root of one tree only.")
-        return PostCommitWork()
+        tree.pendingIssues.append("\(M.self) is already anchored; a model can be the root of one tree only.")
+        return tree.takePendingIssues()
       }
       guard context.lifetime == .initial else {
-        reportIssue("\(M.self) cannot be anchored: it is \(context.lifetime).")
-        return PostCommitWork()
+        tree.pendingIssues.append("\(M.self) cannot be anchored: it is \(context.lifetime).")
+        return tree.takePendingIssues()
       }
       tree.root = context
       context.isTreeRoot = true

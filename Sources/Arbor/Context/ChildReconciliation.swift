@@ -1,5 +1,3 @@
-import IssueReporting
-
 extension AnyModelContext {
   /// Records that a property holding models was written and brings the child links up to date.
   /// Called with the lock held.
@@ -140,14 +138,15 @@ extension AnyModelContext {
     return child
   }
 
-  /// Whether this context may be linked into `tree`; reports why not.
+  /// Whether this context may be linked into `tree`; if not, says why in the tree's pending
+  /// issues, reported once its lock is released. `tree`'s lock held.
   final func canJoin(_ tree: ModelTree) -> Bool {
     if lifetime == .frozenCopy {
-      reportIssue("A frozen copy of \(typeName) cannot be added to a tree; add the live model instead.")
+      tree.pendingIssues.append("A frozen copy of \(typeName) cannot be added to a tree; add the live model instead.")
       return false
     }
     if let current = self.tree, current !== tree {
-      reportIssue("A \(typeName) anchored in one tree cannot be added to another tree.")
+      tree.pendingIssues.append("A \(typeName) anchored in one tree cannot be added to another tree.")
       return false
     }
     return true

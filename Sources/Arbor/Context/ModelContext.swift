@@ -59,18 +59,28 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
 
   @inlinable
   public func _$set<V: Sendable>(_ property: Int, _ value: V, _ read: (M._$State) -> V?, _ write: (inout M._$State, V) -> Void) {
+    assign(property, value, write)
+  }
+
+  /// Writes `value` without comparing it with the current one.
+  @inlinable
+  func assign<V: Sendable>(_ property: Int, _ value: V, _ write: (inout M._$State, V) -> Void) {
     var scope = _beginWrite()
-    if _canWrite(property) {
+    if _canWrite(property, &scope) {
       write(&_state, value)
       _didSet(property, &scope) { value }
     }
     _endWrite(scope)
   }
 
+  /// Skips a write of the current value. In an anchored tree `==` runs under the tree lock,
+  /// so that no other write slips between the comparison and the write; before anchoring it
+  /// runs with no lock held (see `setDetached`).
   @inlinable
   public func _$set<V: Sendable & Equatable>(_ property: Int, _ value: V, _ read: (M._$State) -> V?, _ write: (inout M._$State, V) -> Void) {
     var scope = _beginWrite()
-    if _canWrite(property), read(_state) != value {
+    guard scope.tree != nil else { return setDetached(property, value, read, write, scope) }
+    if _canWrite(property, &scope), read(_state) != value {
       write(&_state, value)
       _didSet(property, &scope) { value }
     }
@@ -94,7 +104,7 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
     _ property: Int, _ value: V, _ read: (M._$State) -> V?, _ write: (inout M._$State, V) -> Void
   ) {
     var scope = _beginWrite()
-    if _canWrite(property) {
+    if _canWrite(property, &scope) {
       let before = _shallowBefore(read(_state))
       write(&_state, value)
       _didSetContainer(property, value, old: before, &scope)
@@ -102,12 +112,17 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
     _endWrite(scope)
   }
 
-  // MARK: Writes in place (`_modify`): the value is moved out, mutated, moved back.
+  // MARK: Writes in place (`_modify`)
+  //
+  // In an anchored tree the value is moved out, mutated and moved back with the tree lock
+  // held throughout: the mutation is atomic, like a transaction. Before anchoring, a copy
+  // is mutated with no lock held (see `DetachedWrites.swift`).
 
   @inlinable
   public func _$beginModify<V>(_ property: Int, _ take: (inout M._$State) -> V?) -> _ModelModify<V> {
-    let scope = _beginWrite()
-    let writable = _canWrite(property)
+    var scope = _beginWrite()
+    let writable = _canWrite(property, &scope)
+    guard scope.tree != nil else { return beginDetachedModify(property, take, scope, writable: writable, keepOriginal: false) }
     guard let value = take(&_state) else {
       _endWrite(scope)
       _missingValue(property)
@@ -117,8 +132,10 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
 
   @inlinable
   public func _$beginModify<V: Equatable>(_ property: Int, _ take: (inout M._$State) -> V?) -> _ModelModify<V> {
-    let scope = _beginWrite()
-    let writable = _canWrite(property)
+    var scope = _beginWrite()
+    let writable = _canWrite(property, &scope)
+    // The copy is shared with the state anyway, so keeping the original costs nothing.
+    guard scope.tree != nil else { return beginDetachedModify(property, take, scope, writable: writable, keepOriginal: true) }
     guard let value = take(&_state) else {
       _endWrite(scope)
       _missingValue(property)
@@ -143,8 +160,9 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
 
   @inlinable
   func beginContainerModify<V: Sendable & ModelContainer>(_ property: Int, _ take: (inout M._$State) -> V?) -> _ModelModify<V> {
-    let scope = _beginWrite()
-    let writable = _canWrite(property)
+    var scope = _beginWrite()
+    let writable = _canWrite(property, &scope)
+    guard scope.tree != nil else { return beginDetachedModify(property, take, scope, writable: writable, keepOriginal: false) }
     guard let value = take(&_state) else {
       _endWrite(scope)
       _missingValue(property)
@@ -155,6 +173,7 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
 
   @inlinable
   public func _$endModify<V: Sendable>(_ property: Int, _ access: inout _ModelModify<V>, _ write: (inout M._$State, V) -> Void) {
+    guard !access.isDetached else { return endDetachedModify(property, &access, write) }
     if access.writable {
       write(&_state, access.value)
       let value = access.value
@@ -167,6 +186,11 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
 
   @inlinable
   public func _$endModify<V: Sendable & Equatable>(_ property: Int, _ access: inout _ModelModify<V>, _ write: (inout M._$State, V) -> Void) {
+    guard !access.isDetached else {
+      // `==` runs here, with no lock held.
+      if let original = access.original, original == access.value { return }
+      return endDetachedModify(property, &access, write)
+    }
     if !access.writable {
       write(&_state, access.original!)
     } else if let original = access.original, original == access.value {
@@ -191,6 +215,7 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
 
   @inlinable
   func endContainerModify<V: Sendable & ModelContainer>(_ property: Int, _ access: inout _ModelModify<V>, _ write: (inout M._$State, V) -> Void) {
+    guard !access.isDetached else { return endDetachedContainerModify(property, &access, write) }
     if access.writable {
       write(&_state, access.value)
       _didSetContainer(property, access.value, old: access.before, &access.scope)
@@ -202,19 +227,24 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
 }
 
 /// An in-place mutation in progress, between `_$beginModify` and `_$endModify`.
+///
+/// In an anchored tree `scope` holds the tree lock until `_$endModify`; a detached
+/// mutation (of a model not anchored yet) holds no lock and its `scope` is already ended.
 public struct _ModelModify<V> {
   public var value: V
   @usableFromInline var original: V?
   @usableFromInline var scope: _WriteScope
   @usableFromInline let writable: Bool
   @usableFromInline var before: _ShallowValue
+  @usableFromInline let isDetached: Bool
 
   @inlinable
-  init(value: V, original: V?, scope: _WriteScope, writable: Bool, before: _ShallowValue = .none) {
+  init(value: V, original: V?, scope: _WriteScope, writable: Bool, before: _ShallowValue = .none, isDetached: Bool = false) {
     self.value = value
     self.original = original
     self.scope = scope
     self.writable = writable
     self.before = before
+    self.isDetached = isDetached
   }
 }

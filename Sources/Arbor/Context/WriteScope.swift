@@ -1,6 +1,7 @@
 import IssueReporting
 
-/// One write in progress: the lock it holds and, before anchoring, the observers to wake.
+/// One write in progress: the lock it holds and, before anchoring, the observers to wake
+/// and the issues to report once the lock is released.
 ///
 /// The references are unowned: a scope lives only inside one method of a context, and the
 /// context keeps its tree (and so the tree's lock) alive; stripe locks are never released.
@@ -8,6 +9,7 @@ public struct _WriteScope {
   @usableFromInline unowned(unsafe) let lock: TreeLock
   @usableFromInline unowned(unsafe) let tree: ModelTree?
   @usableFromInline var observers: [AccessObserver] = []
+  @usableFromInline var issues: [String] = []
 
   @usableFromInline
   init(lock: TreeLock, tree: ModelTree?) {
@@ -31,11 +33,12 @@ extension AnyModelContext {
   }
 
   /// Closes the implicit transaction: the outermost one commits, then the lock is released,
-  /// then hooks and observers run.
+  /// then issues are reported and hooks and observers run.
   @usableFromInline
   final func _endWrite(_ scope: _WriteScope) {
     guard let tree = scope.tree else {
       scope.lock.unlock()
+      for issue in scope.issues { reportIssue(issue) }
       for observer in scope.observers { observer.notify() }
       return
     }
@@ -49,11 +52,17 @@ extension AnyModelContext {
     work?.run()
   }
 
-  /// False for a frozen copy, whose writes are reported and dropped.
+  /// False for a frozen copy, whose writes are dropped and reported once `scope` has
+  /// released its lock. Lock held.
   @usableFromInline
-  final func _canWrite(_ property: Int) -> Bool {
+  final func _canWrite(_ property: Int, _ scope: inout _WriteScope) -> Bool {
     guard lifetime == .frozenCopy else { return true }
-    reportIssue("Writing '\(propertyName(property))' of a frozen copy of \(typeName) has no effect: a frozen copy is immutable.")
+    let issue = "Writing '\(propertyName(property))' of a frozen copy of \(typeName) has no effect: a frozen copy is immutable."
+    if let tree = scope.tree {
+      tree.pendingIssues.append(issue)
+    } else {
+      scope.issues.append(issue)
+    }
     return false
   }
 

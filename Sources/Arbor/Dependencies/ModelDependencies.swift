@@ -4,39 +4,62 @@ extension AnyModelContext {
   /// The dependencies in force at this model: the anchor's, changed by every
   /// `withDependencies` between the root and this model, nearest last. A model added later
   /// inherits from where it entered the tree (its first place, for a shared model).
+  ///
+  /// The overrides are user code, so they run with no lock held: the chain of overrides is
+  /// read under the lock, applied outside it, and the results are cached under the lock
+  /// again, at each anchored model whose override is still the one applied.
   final func resolvedDependencies() -> DependencyValues {
-    withLock { resolvedDependenciesLocked() }
+    let plan = withLock { dependencyPlan() }
+    if let cached = plan.cached { return cached }
+    var values = plan.base ?? DependencyValues._current
+    guard !plan.overrides.isEmpty else { return values }
+    var resolved: [(context: AnyModelContext, override: DependencyOverride, values: DependencyValues)] = []
+    // From the top down.
+    for (context, override) in plan.overrides.reversed() {
+      override.apply(&values)
+      resolved.append((context, override, values))
+    }
+    if plan.isAnchored {
+      withLock {
+        for entry in resolved where entry.context.lifetime == .anchored && entry.context.hooks?.dependencyOverride === entry.override {
+          entry.context.hooks?.resolvedDependencies = entry.values
+        }
+      }
+    }
+    return values
   }
 
+  /// What resolving this model's dependencies needs: a cached result, or the nearest cached
+  /// (or the tree's) values and the overrides between there and this model, nearest first.
   /// Lock held.
-  final func resolvedDependenciesLocked() -> DependencyValues {
-    if let cached = hooks?.resolvedDependencies { return cached }
-    var overrides: [@Sendable (inout DependencyValues) -> Void] = []
-    var chain: [AnyModelContext] = []
+  private final func dependencyPlan() -> DependencyPlan {
+    if let cached = hooks?.resolvedDependencies { return DependencyPlan(cached: cached) }
+    var plan = DependencyPlan(isAnchored: lifetime == .anchored)
     var context: AnyModelContext = self
-    var base: DependencyValues?
     var steps = 0
     while true {
       if let cached = context.hooks?.resolvedDependencies {
-        base = cached
-        break
+        plan.base = cached
+        return plan
       }
       if let override = context.hooks?.dependencyOverride {
-        overrides.append(override)
-        chain.append(context)
+        plan.overrides.append((context, override))
       }
       guard let parent = context.parentLinks.first?.parent, steps < 100_000 else { break }
       context = parent
       steps += 1
     }
-    var values = base ?? tree?.dependencies ?? DependencyValues._current
-    // Apply from the top down and cache at each model that overrides.
-    for (override, overriding) in zip(overrides, chain).reversed() {
-      override(&values)
-      if overriding.lifetime == .anchored { overriding.hooks?.resolvedDependencies = values }
-    }
-    return values
+    plan.base = tree?.dependencies
+    return plan
   }
+}
+
+/// See `AnyModelContext.dependencyPlan()`.
+private struct DependencyPlan {
+  var cached: DependencyValues?
+  var base: DependencyValues?
+  var overrides: [(AnyModelContext, DependencyOverride)] = []
+  var isAnchored = false
 }
 
 extension Model {
@@ -52,14 +75,7 @@ extension Model {
     let context = _$modelContext
     context.withLock {
       let hooks = context.ensureHooks
-      if let previous = hooks.dependencyOverride {
-        hooks.dependencyOverride = { values in
-          previous(&values)
-          update(&values)
-        }
-      } else {
-        hooks.dependencyOverride = update
-      }
+      hooks.dependencyOverride = hooks.dependencyOverride?.then(update) ?? DependencyOverride(update)
       hooks.resolvedDependencies = nil
     }
     return self

@@ -9,7 +9,7 @@ final class ContextHooks {
   @exclusivity(unchecked) var cancellables: [Int: CancellableEntry] = [:]
   @exclusivity(unchecked) var nextCancellableID = 0
   @exclusivity(unchecked) var eventListeners: [EventListener] = []
-  @exclusivity(unchecked) var dependencyOverride: (@Sendable (inout DependencyValues) -> Void)?
+  @exclusivity(unchecked) var dependencyOverride: DependencyOverride?
   @exclusivity(unchecked) var resolvedDependencies: DependencyValues?
 }
 

@@ -123,6 +123,12 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
     }
   }
 
+  /// The issues found under the lock so far, as work to run once it is released. Lock held.
+  func takePendingIssues() -> PostCommitWork {
+    defer { pendingIssues = [] }
+    return PostCommitWork(issues: pendingIssues)
+  }
+
   /// Subscribes to committed change sets. Takes the lock.
   func subscribe(limit: Int) -> ChangeSets {
     lock.withLock {

@@ -9,8 +9,9 @@ import Darwin
 /// The recursive mutex that guards every model context of one tree.
 ///
 /// Recursive because a transaction holds it while user code reads and writes other
-/// properties of the same tree. Observers, activation hooks and cancellation never run
-/// while it is held (see `ModelTree.commit`).
+/// properties of the same tree. Observers, activation hooks, cancellation, issue reports
+/// and dependency overrides never run while it is held (see `ModelTree.commit`); what user
+/// code does run under it is listed in Docs/Architecture.md ("One lock per tree").
 @usableFromInline
 final class TreeLock: @unchecked Sendable {  // Sendable: the pthread mutex is the synchronization
   private let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -61,7 +62,8 @@ extension Unmanaged where Instance == TreeLock {
 ///
 /// A model in its initial stage is nearly always used by one thread; striping keeps the
 /// per-model memory at zero for a lock it rarely needs. Order: a tree lock may be held
-/// while a stripe lock is taken (to anchor), never the other way round.
+/// while a stripe lock is taken (to anchor), never the other way round: a stripe lock is
+/// held only to read or write a field, never while user code runs (`DetachedWrites.swift`).
 enum StripedLocks {
   static let locks: [TreeLock] = (0..<64).map { _ in TreeLock() }
 

@@ -1,5 +1,6 @@
 @testable import Arbor
 import ArborTesting
+import ConcurrencyExtras
 import Dependencies
 import Testing
 
@@ -99,6 +100,23 @@ extension DependencyValues {
     #expect(root.children[0].text == "level2 child")
     #expect(root.children[0].children[1].text == "level2 sibling")
     #expect(root.children[0].children[0].text == "level3 grandchild")
+  }
+
+  @Test func overridesRunWithNoLockHeld() {
+    // An override is user code: it may read the tree, or wait for a thread that does.
+    let tree = LockIsolated<Greeting?>(nil)
+    let probes = LockIsolated<[Bool]>([])
+    let child = Greeting("child").withDependencies { values in
+      let free = OtherThread.finishes { _ = tree.value?.children.first?.name }
+      probes.withValue { $0.append(free) }
+      values.greeter = Greeter { "override \($0)" }
+    }
+    let root = Greeting("root", children: [Greeting("middle", children: [child])]).withAnchor()
+    tree.setValue(root)
+    #expect(root.children[0].children[0].text == "override child")
+    #expect(root.children[0].children[0].viaKey == "override child")
+    #expect(probes.value.contains(true))
+    #expect(!probes.value.contains(false), "an override ran with the tree lock held")
   }
 
   @Test func aModelAddedLaterInheritsFromItsPointOfEntry() {
