@@ -3,6 +3,7 @@ import ArgumentParser
 import CounterFact
 
 /// The CounterFact tree hosted as a daemon: `counterfactd --socket /tmp/cf.sock`.
+@main
 struct Counterfactd: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "counterfactd",
@@ -14,5 +15,3 @@ struct Counterfactd: AsyncParsableCommand {
     try await ArborDaemon(name: "counterfactd", options: options) { AppModel() }.run()
   }
 }
-
-DaemonExecutor.run { await Counterfactd.main() }
