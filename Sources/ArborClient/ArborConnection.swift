@@ -98,10 +98,7 @@ public final class ArborConnection: Sendable {
       defer { state.nextID += 1 }
       return state.nextID
     })
-    var encoded: [UInt8] = []
-    RPCRequest(method: method, params: params, id: id).json.writeJSON(to: &encoded)
-    encoded.append(0x0A)
-    let buffer = ByteBuffer(bytes: encoded)
+    let buffer = ByteBuffer(bytes: RPCRequest(method: method, params: params, id: id).json.jsonLine)
     let writer: NIOAsyncChannelOutboundWriter<ByteBuffer>? = state.withLock { state in
       guard !state.closed, let writer = state.writer else { return nil }
       state.pending[id] = .expected

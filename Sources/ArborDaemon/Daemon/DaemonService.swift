@@ -119,9 +119,7 @@ struct DaemonService: Service {
   private static func refuse(_ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, limit: Int) async {
     let error = RPCError(
       code: -32000, message: "too many connections: the daemon serves at most \(limit) at once; try again later")
-    var line: [UInt8] = []
-    RPCResponse(id: .null, error: error).json.writeJSON(to: &line)
-    line.append(0x0A)
+    let line = RPCResponse(id: .null, error: error).json.jsonLine
     try? await channel.executeThenClose { _, outbound in
       try await outbound.write(ByteBuffer(bytes: line))
     }

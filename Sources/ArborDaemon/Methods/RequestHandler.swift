@@ -184,10 +184,7 @@ final class RequestHandler: Sendable {
 
   static func replyLine(id: RPCID?, result: JSONValue) -> [UInt8] {
     guard let id else { return [] }
-    var line: [UInt8] = []
-    RPCResponse(id: id, result: result).json.writeJSON(to: &line)
-    line.append(0x0A)
-    return line
+    return RPCResponse(id: id, result: result).json.jsonLine
   }
 }
 

@@ -125,10 +125,7 @@ struct Connection: Sendable {
         }
       }
       guard !replies.isEmpty else { return }
-      var bytes: [UInt8] = []
-      JSONValue.array(replies).writeJSON(to: &bytes)
-      bytes.append(0x0A)
-      context.outbox.send(bytes)
+      context.outbox.send(JSONValue.array(replies).jsonLine)
     }
   }
 
@@ -139,10 +136,5 @@ struct Connection: Sendable {
     }
   }
 
-  static func line(_ response: RPCResponse) -> [UInt8] {
-    var bytes: [UInt8] = []
-    response.json.writeJSON(to: &bytes)
-    bytes.append(0x0A)
-    return bytes
-  }
+  static func line(_ response: RPCResponse) -> [UInt8] { response.json.jsonLine }
 }

@@ -1,4 +1,5 @@
 import ArborJSON
+import ArborRPC
 
 /// Builds notification lines without re-encoding what many watchers share: the patch of
 /// a revision is written once, and each watcher's line only adds its subscription number.
@@ -21,32 +22,14 @@ enum NotificationBytes {
 
   /// A notification with arbitrary params.
   static func notification(_ method: String, _ params: JSONValue) -> [UInt8] {
-    var line: [UInt8] = []
-    JSONValue.object(["jsonrpc": "2.0", "method": .string(method), "params": params]).writeJSON(to: &line)
-    line.append(0x0A)
-    return line
+    RPCRequest.notification(method, params: params).json.jsonLine
   }
 
   /// The JSON text of a list of patch operations.
   static func patchJSON(_ operations: [JSONPatchOperation]) -> [UInt8] {
     var bytes: [UInt8] = []
-    operations.json.writeJSON(to: &bytes)
+    // JSONPatch's own Codable form (RFC 6902); encoding JSON values cannot fail.
+    ((try? JSONValueEncoder().encode(JSONPatch(operations))) ?? []).writeJSON(to: &bytes)
     return bytes
-  }
-}
-
-extension Array where Element == JSONPatchOperation {
-  /// The operations as a JSON array, as RFC 6902 writes them.
-  var json: JSONValue {
-    .array(map { operation in
-      switch operation {
-      case .add(let path, let value): return ["op": "add", "path": .string(path.description), "value": value]
-      case .remove(let path): return ["op": "remove", "path": .string(path.description)]
-      case .replace(let path, let value): return ["op": "replace", "path": .string(path.description), "value": value]
-      case .move(let from, let to): return ["op": "move", "from": .string(from.description), "path": .string(to.description)]
-      case .copy(let from, let to): return ["op": "copy", "from": .string(from.description), "path": .string(to.description)]
-      case .test(let path, let value): return ["op": "test", "path": .string(path.description), "value": value]
-      }
-    })
   }
 }

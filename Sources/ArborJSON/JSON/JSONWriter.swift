@@ -28,6 +28,19 @@ extension JSONValue {
     bytes = writer.bytes
   }
 
+  /// The value as one line of compact JSON text (keys sorted) ending in `\n`: how every
+  /// message travels on the daemon's socket.
+  ///
+  /// ```swift
+  /// let line = JSONValue(["id": 1]).jsonLine   // {"id":1}\n
+  /// ```
+  public var jsonLine: [UInt8] {
+    var bytes: [UInt8] = []
+    writeJSON(to: &bytes)
+    bytes.append(0x0A)
+    return bytes
+  }
+
   /// The value as compact JSON text, keys sorted.
   ///
   /// ```swift
