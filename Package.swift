@@ -99,8 +99,10 @@ let package = Package(
     ),
     .executableTarget(
       name: "arbor-benchmarks",
-      dependencies: ["Arbor", "ArborClient", "ArborJSON"]
+      dependencies: ["Arbor", "ArborClient", "ArborJSON", "CEpoll"]
     ),
+    // <sys/epoll.h> for the load generator.
+    .target(name: "CEpoll"),
     // Examples are real programs: a model library plus an executable.
     .target(
       name: "CounterFact",

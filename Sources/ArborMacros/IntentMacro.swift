@@ -97,13 +97,13 @@ extension ModelMacro {
         return parameter.label.map { "\($0): \(value)" } ?? value
       }
       let call = "\(method.isAsync ? "await " : "")model.\(method.name)(\(arguments.joined(separator: ", ")))"
+      // A synchronous intent gets `perform:`, so that a daemon can run it without a task.
       return """
         Arbor._IntentDescriptor<Self>(
           name: \(method.name.literal),
           parameters: [\(parameters.joined(separator: ", "))],
           result: Arbor._intentResult(\(method.resultType).self),
-          isAsync: \(method.isAsync),
-          call: { model, arguments in
+          \(method.isAsync ? "call" : "perform"): { model, arguments in
             try arguments.result(\(call))
           }
         )

@@ -2,7 +2,7 @@ import Arbor
 import ArborJSON
 
 extension IntentDispatcher {
-  /// Calls an intent like ``Arbor/IntentDispatcher/call(_:on:parameters:)``, with a
+  /// Calls an intent like ``Arbor/IntentDispatcher/call(_:on:parameters:wait:)``, with a
   /// deadline: an intent that has not returned after `seconds` fails the test at the
   /// caller's line, as "Timed out after 20 s waiting for the intent rename on /sensors/0"
   /// (see ``withDeadline(_:seconds:fileID:filePath:line:column:_:)``). The intent's own
@@ -16,6 +16,7 @@ extension IntentDispatcher {
     _ intent: String,
     on target: IntentTarget = .root,
     parameters: JSONValue = [:],
+    wait: IntentWait = .committed,
     seconds: Double = Deadline.defaultSeconds,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -25,7 +26,7 @@ extension IntentDispatcher {
     try await withDeadline(
       "the intent \(intent) on \(target)", seconds: seconds, fileID: fileID, filePath: filePath, line: line, column: column
     ) {
-      try await self.call(intent, on: target, parameters: parameters)
+      try await self.call(intent, on: target, parameters: parameters, wait: wait)
     }
   }
 }

@@ -89,37 +89,16 @@ struct DaemonBenchmarks {
     }
   }
 
-  struct LoadResult {
-    var rps: Double
-    var p50: Double
-    var p99: Double
-  }
+  typealias LoadResult = LineLoad.Result
+
+  /// The intent every round trip calls: one write to the tree, one reply.
+  static let incrementLine = Array(#"{"jsonrpc":"2.0","id":1,"method":"intent.call","params":{"target":"/counters/0/counter","intent":"incrementTapped"}}"#.utf8) + [0x0A]
 
   private func intentLoad(socket: String, clients: Int) async throws -> LoadResult {
-    let perClient = requests / clients
-    let connections = try await withThrowingTaskGroup(of: ArborConnection.self) { group in
-      for _ in 0..<clients { group.addTask { try await ArborConnection.connect(to: socket) } }
-      return try await group.reduce(into: []) { $0.append($1) }
+    let requests = self.requests
+    return try await LineLoad.onThread {
+      try LineLoad.roundTrips(socket: socket, clients: clients, requests: requests, request: Self.incrementLine)
     }
-    defer { for connection in connections { connection.close() } }
-    let started = ContinuousClock.now
-    let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
-      for connection in connections {
-        group.addTask {
-          var samples: [Double] = []
-          samples.reserveCapacity(perClient)
-          for _ in 0..<perClient {
-            let sent = ContinuousClock.now
-            try await connection.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
-            samples.append(milliseconds(ContinuousClock.now - sent))
-          }
-          return samples
-        }
-      }
-      return try await group.reduce(into: [Double]()) { $0.append(contentsOf: $1) }.sorted()
-    }
-    let elapsed = milliseconds(ContinuousClock.now - started) / 1000
-    return LoadResult(rps: Double(latencies.count) / elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99))
   }
 
   private func redisLoad(socket: String, clients: Int) -> LoadResult? {
@@ -139,47 +118,12 @@ struct DaemonBenchmarks {
     return LoadResult(rps: rps, p50: p50, p99: p99)
   }
 
-  struct FanOut {
-    var p50: Double
-    var p99: Double
-    var max: Double
-  }
-
-  private func fanOut(socket: String) async throws -> FanOut {
-    // In batches, so that the listen backlog never overflows.
-    var connections: [ArborConnection] = []
-    while connections.count < watchers {
-      let batch = min(100, watchers - connections.count)
-      connections += try await withThrowingTaskGroup(of: ArborConnection.self) { group in
-        for _ in 0..<batch { group.addTask { try await ArborConnection.connect(to: socket) } }
-        return try await group.reduce(into: []) { $0.append($1) }
-      }
-    }
-    defer { for connection in connections { connection.close() } }
-    let arrivals = Arrivals(watchers: watchers)
-    return try await withThrowingTaskGroup(of: Void.self, returning: FanOut.self) { group in
-      for connection in connections {
-        _ = try await connection.call("state.watch", ["path": "/counters/0/counter/count"])
-        group.addTask {
-          for await notification in connection.notifications {
-            if case .int(let revision)? = notification.params?.objectValue?["revision"] { arrivals.arrived(revision) }
-          }
-        }
-      }
-      let driver = try await ArborConnection.connect(to: socket)
-      var latencies: [Double] = []
-      for _ in 0..<changes {
-        let sent = ContinuousClock.now
-        let reply = try await driver.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
-        guard case .int(let revision)? = reply.objectValue?["revision"] else { continue }
-        let reached = await arrivals.waitForAll(revision)
-        latencies.append(milliseconds(reached - sent))
-      }
-      driver.close()
-      for connection in connections { connection.close() }
-      group.cancelAll()
-      latencies.sort()
-      return FanOut(p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), max: latencies.last ?? 0)
+  private func fanOut(socket: String) async throws -> LineLoad.FanOut {
+    let watchers = self.watchers
+    let changes = self.changes
+    let watch = Array(#"{"jsonrpc":"2.0","id":1,"method":"state.watch","params":{"path":"/counters/0/counter/count"}}"#.utf8) + [0x0A]
+    return try await LineLoad.onThread {
+      try LineLoad.fanOut(socket: socket, watchers: watchers, changes: changes, watch: watch, change: Self.incrementLine)
     }
   }
 
@@ -212,41 +156,6 @@ struct DaemonBenchmarks {
     return URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
       .appendingPathComponent("counterfactd").path
   }
-}
-
-/// When each watcher got each revision: the fan-out benchmark waits until all have.
-final class Arrivals: @unchecked Sendable {
-  // Unchecked: `lock` guards `counts` and `completed`.
-  private let lock = NSLock()
-  private var counts: [Int64: Int] = [:]
-  private var completed: [Int64: ContinuousClock.Instant] = [:]
-  let watchers: Int
-
-  init(watchers: Int) { self.watchers = watchers }
-
-  func arrived(_ revision: Int64) {
-    let now = ContinuousClock.now
-    lock.withLock {
-      counts[revision, default: 0] += 1
-      if counts[revision] == watchers { completed[revision] = now }
-    }
-  }
-
-  func waitForAll(_ revision: Int64) async -> ContinuousClock.Instant {
-    while true {
-      if let done = lock.withLock({ completed[revision] }) { return done }
-      try? await Task.sleep(for: .microseconds(200))
-    }
-  }
-}
-
-private func milliseconds(_ duration: Duration) -> Double {
-  Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-}
-
-private func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
-  guard !sorted.isEmpty else { return 0 }
-  return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
 }
 
 private func range(_ values: [Double], _ format: String) -> String {

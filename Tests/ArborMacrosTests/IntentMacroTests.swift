@@ -166,8 +166,7 @@ struct ModelIntentTableTests {
           name: "incrementTapped",
           parameters: [],
           result: Arbor._intentResult(Void.self),
-          isAsync: false,
-          call: { model, arguments in
+          perform: { model, arguments in
             try arguments.result(model.incrementTapped())
           }
             ),
@@ -177,8 +176,7 @@ struct ModelIntentTableTests {
                 nil
               })],
               result: Arbor._intentResult(Int.self),
-              isAsync: false,
-              call: { model, arguments in
+              perform: { model, arguments in
                 try arguments.result(model.set(to: arguments.value("to", Int.self), arguments.value("arg1", String?.self, default: {
                     nil
                   })))
@@ -188,7 +186,6 @@ struct ModelIntentTableTests {
               name: "load",
               parameters: [Arbor._IntentParameter("arg0", Int.self)],
               result: Arbor._intentResult(String.self),
-              isAsync: true,
               call: { model, arguments in
                 try arguments.result(await model.load(arguments.value("arg0", Int.self)))
               }

@@ -6,18 +6,36 @@ public struct _IntentDescriptor<M: Model>: Sendable {
   public let name: String
   public let parameters: [_IntentParameter]
   let result: _IntentResult
-  public let isAsync: Bool
+  /// Set for a synchronous intent: it runs to its end without suspending.
+  let perform: (@Sendable (M, _IntentArguments) throws -> JSONValue)?
   let call: @Sendable (M, _IntentArguments) async throws -> JSONValue
 
+  /// Whether the method is `async`.
+  public var isAsync: Bool { perform == nil }
+
+  /// An `async` intent.
   public init(
-    name: String, parameters: [_IntentParameter], result: _IntentResult, isAsync: Bool,
+    name: String, parameters: [_IntentParameter], result: _IntentResult,
     call: @escaping @Sendable (M, _IntentArguments) async throws -> JSONValue
   ) {
     self.name = name
     self.parameters = parameters
     self.result = result
-    self.isAsync = isAsync
+    self.perform = nil
     self.call = call
+  }
+
+  /// A synchronous intent: a daemon can run it where the request arrived, without a
+  /// task of its own.
+  public init(
+    name: String, parameters: [_IntentParameter], result: _IntentResult,
+    perform: @escaping @Sendable (M, _IntentArguments) throws -> JSONValue
+  ) {
+    self.name = name
+    self.parameters = parameters
+    self.result = result
+    self.perform = perform
+    self.call = { model, arguments in try perform(model, arguments) }
   }
 }
 

@@ -23,13 +23,65 @@ public struct IntentDispatcher<Root: Model>: Sendable {
   /// Decodes the parameters, calls the intent and encodes its result. Errors are
   /// ``IntentError``s: unknown target or intent, a missing, unknown or mistyped parameter
   /// (named), the intent's own error.
-  public func call(_ intent: String, on target: IntentTarget = .root, parameters: JSONValue = [:]) async throws -> Outcome {
+  ///
+  /// With `wait: .settled` it returns once the tasks the intent started (and theirs) have
+  /// ended too, with the revision that includes their writes.
+  public func call(
+    _ intent: String, on target: IntentTarget = .root, parameters: JSONValue = [:], wait: IntentWait = .committed
+  ) async throws -> Outcome {
     guard let model = try anchor.model.model(at: target) else { throw IntentError.unknownTarget(target.description) }
-    let result = try await Self.call(intent, on: model, parameters: parameters)
+    guard wait == .settled else {
+      let result = try await Self.call(intent, on: model, parameters: parameters)
+      return Outcome(revision: anchor.revision, result: result)
+    }
+    let work = IntentWork()
+    let result = try await IntentWork.$current.withValue(work) {
+      try await Self.call(intent, on: model, parameters: parameters)
+    }
+    await work.settled()
+    return Outcome(revision: anchor.revision, result: result)
+  }
+
+  /// Calls a synchronous intent right here, without suspending; returns nil, having done
+  /// nothing, when the intent is `async` (use ``call(_:on:parameters:)`` for those). Errors
+  /// are those of ``call(_:on:parameters:)``.
+  ///
+  /// A server calls this where the request arrived, and starts a task only for `async`
+  /// intents:
+  ///
+  /// ```swift
+  /// if let outcome = try dispatcher.callSynchronously("incrementTapped", on: .path("/counters/0/counter")) {
+  ///   reply(outcome)
+  /// }
+  /// ```
+  public func callSynchronously(_ intent: String, on target: IntentTarget = .root, parameters: JSONValue = [:]) throws -> Outcome? {
+    guard let model = try anchor.model.model(at: target) else { throw IntentError.unknownTarget(target.description) }
+    guard let result = try Self.callSynchronously(intent, on: model, parameters: parameters) else { return nil }
     return Outcome(revision: anchor.revision, result: result)
   }
 
   static func call<M: Model>(_ intent: String, on model: M, parameters: JSONValue) async throws -> JSONValue {
+    let (descriptor, arguments) = try Self.prepare(intent, of: M.self, parameters: parameters)
+    do {
+      return try await descriptor.call(model, arguments)
+    } catch {
+      throw Self.intentError(error, intent: intent)
+    }
+  }
+
+  static func callSynchronously<M: Model>(_ intent: String, on model: M, parameters: JSONValue) throws -> JSONValue? {
+    let (descriptor, arguments) = try Self.prepare(intent, of: M.self, parameters: parameters)
+    guard let perform = descriptor.perform else { return nil }
+    do {
+      return try perform(model, arguments)
+    } catch {
+      throw Self.intentError(error, intent: intent)
+    }
+  }
+
+  /// Finds the intent and checks the parameters' names (their values are checked as they
+  /// are decoded).
+  private static func prepare<M: Model>(_ intent: String, of type: M.Type, parameters: JSONValue) throws -> (_IntentDescriptor<M>, _IntentArguments) {
     let intents = M._$intents
     guard let descriptor = intents.first(where: { $0.name == intent }) else {
       throw IntentError.unknownIntent(intent: intent, modelType: M._$typeName, available: intents.map(\.name))
@@ -41,13 +93,12 @@ public struct IntentDispatcher<Root: Model>: Sendable {
     if let unknown = values.keys.sorted().first(where: { !accepted.contains($0) }) {
       throw IntentError.unknownParameter(intent: intent, parameter: unknown, accepted: accepted)
     }
-    do {
-      return try await descriptor.call(model, _IntentArguments(intent: intent, values: values))
-    } catch let error as IntentError {
-      throw error
-    } catch {
-      throw IntentError.failed(intent: intent, errorType: String(describing: type(of: error)), message: "\(error)")
-    }
+    return (descriptor, _IntentArguments(intent: intent, values: values))
+  }
+
+  private static func intentError(_ error: any Error, intent: String) -> IntentError {
+    if let error = error as? IntentError { return error }
+    return IntentError.failed(intent: intent, errorType: String(describing: type(of: error)), message: "\(error)")
   }
 }
 

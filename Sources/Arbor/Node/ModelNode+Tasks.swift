@@ -30,7 +30,12 @@ extension ModelNode {
     let ownKeys = entry.keys
     let handle = Cancellable.Entry(entry)
     let dependencies = context.resolvedDependencies()
+    // Counted in the work of the intent that started it (see `IntentWait.settled`); the
+    // task inherits the task-local, so the tasks it starts are counted too.
+    let work = IntentWork.current
+    work?.started()
     let task = Task(priority: priority) {
+      defer { work?.ended() }
       // Inside the task, the ids of `cancellationContext` scopes around its creation no longer
       // apply to new work (task-locals would carry them); nested work opts in with
       // `inheritCancellationContext()`.

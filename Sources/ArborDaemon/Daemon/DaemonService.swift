@@ -30,7 +30,11 @@ struct DaemonService: Service {
     let policy = AccessPolicy(
       ownUID: getuid(), readers: options.readers.principals, operators: options.operators.principals,
       admins: options.admins.principals)
-    let outboxes = OutboxRegistry()
+    let connections = ConnectionRegistry()
+    let nextID = Atomic<Int>(1)
+    let maxConnections = options.maxConnections
+    let options = options
+    let logger = logger
 
     Self.raiseOpenFileLimit(logger: logger)
     do {
@@ -38,48 +42,33 @@ struct DaemonService: Service {
     } catch {
       throw DaemonStartError(error.description)
     }
-    let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    let serverChannel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .serverChannelOption(.backlog, value: 1024)
       .childChannelOption(.allowRemoteHalfClosure, value: true)
-      .bind(unixDomainSocketPath: paths.socket) { channel in
+      .childChannelInitializer { channel in
         PeerCredentials.of(channel).flatMapThrowing { credentials in
-          let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-          return (wrapped, credentials)
+          if stats.clients >= maxConnections {
+            logger.warning("refused a connection (\(credentials?.description ?? "unknown peer")): \(maxConnections) are open")
+            Self.refuse(channel, limit: maxConnections)
+            return
+          }
+          let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+          let role = credentials.flatMap { policy.role(uid: $0.uid, gid: $0.gid) }
+          stats.clientConnected()
+          channel.closeFuture.whenComplete { _ in stats.clientDisconnected() }
+          try channel.pipeline.syncOperations.addHandler(
+            ConnectionHandler(id: id, role: role, handler: handler, hub: hub, options: options, logger: logger, registry: connections))
         }
       }
+      .bind(unixDomainSocketPath: paths.socket)
+      .get()
     chmod(paths.socket, 0o660)
     logger.info("serving \(host.rootType) at revision \(host.revision) on \(paths.socket)")
 
-    let serverChannel = server.channel
     await withGracefulShutdownHandler {
       await withDiscardingTaskGroup { group in
         group.addTask { await pump.run() }
-        var nextID = 1
-        do {
-          try await server.executeThenClose { inbound in
-            for try await (channel, credentials) in inbound {
-              let id = nextID
-              nextID += 1
-              let role = credentials.flatMap { policy.role(uid: $0.uid, gid: $0.gid) }
-              if stats.clients >= options.maxConnections {
-                logger.warning("refused a connection (\(credentials?.description ?? "unknown peer")): \(options.maxConnections) are open")
-                group.addTask { await Self.refuse(channel, limit: options.maxConnections) }
-                continue
-              }
-              stats.clientConnected()
-              let connection = Connection(
-                id: id, channel: channel, credentials: credentials, role: role, handler: handler, hub: hub,
-                options: options, logger: logger)
-              group.addTask {
-                defer { stats.clientDisconnected() }
-                await connection.serve(register: { outbox in outboxes.add(outbox, id: id) })
-                outboxes.remove(id: id)
-              }
-            }
-          }
-        } catch {
-          logger.debug("the listening socket closed: \(error)")
-        }
+        try? await serverChannel.closeFuture.get()
         // Stopping: no new clients. Let running intents finish, then save.
         logger.info("stopping: waiting for \(stats.intentsInFlight) running intents")
         handler.stopping.store(true, ordering: .relaxed)
@@ -94,8 +83,14 @@ struct DaemonService: Service {
         } catch {
           logger.error("the final snapshot could not be saved: \(error)")
         }
-        for outbox in outboxes.all { outbox.finish() }
-        try? await Task.sleep(for: .milliseconds(100))
+        // Every connection writes what it has queued and closes; those that cannot in
+        // time (a client that does not read) are closed.
+        connections.finishAll()
+        let closing = ContinuousClock.now + .milliseconds(500)
+        while !connections.isEmpty && ContinuousClock.now < closing {
+          try? await Task.sleep(for: .milliseconds(10))
+        }
+        connections.closeAll()
         group.cancelAll()
       }
     } onGracefulShutdown: {
@@ -116,20 +111,10 @@ struct DaemonService: Service {
     }
   }
 
-  private static func refuse(_ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, limit: Int) async {
+  private static func refuse(_ channel: any Channel, limit: Int) {
     let error = RPCError(
       code: -32000, message: "too many connections: the daemon serves at most \(limit) at once; try again later")
     let line = RPCResponse(id: .null, error: error).json.jsonLine
-    try? await channel.executeThenClose { _, outbound in
-      try await outbound.write(ByteBuffer(bytes: line))
-    }
+    channel.writeAndFlush(ByteBuffer(bytes: line)).whenComplete { _ in channel.close(promise: nil) }
   }
-}
-
-/// The outboxes of the open connections, so that a stopping daemon can flush them.
-final class OutboxRegistry: Sendable {
-  private let outboxes = Mutex<[Int: Outbox]>([:])
-  func add(_ outbox: Outbox, id: Int) { outboxes.withLock { $0[id] = outbox } }
-  func remove(id: Int) { _ = outboxes.withLock { $0.removeValue(forKey: id) } }
-  var all: [Outbox] { outboxes.withLock { Array($0.values) } }
 }

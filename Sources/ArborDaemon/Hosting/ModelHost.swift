@@ -47,8 +47,13 @@ final class ModelHost<Root: Model>: TreeHost {
     return revision
   }
 
-  func call(_ intent: String, on target: IntentTarget, parameters: JSONValue) async throws -> (revision: UInt64, result: JSONValue) {
-    let outcome = try await IntentDispatcher(anchor).call(intent, on: target, parameters: parameters)
+  func callSynchronously(_ intent: String, on target: IntentTarget, parameters: JSONValue) throws -> (revision: UInt64, result: JSONValue)? {
+    guard let outcome = try IntentDispatcher(anchor).callSynchronously(intent, on: target, parameters: parameters) else { return nil }
+    return (outcome.revision, outcome.result)
+  }
+
+  func call(_ intent: String, on target: IntentTarget, parameters: JSONValue, wait: IntentWait) async throws -> (revision: UInt64, result: JSONValue) {
+    let outcome = try await IntentDispatcher(anchor).call(intent, on: target, parameters: parameters, wait: wait)
     return (outcome.revision, outcome.result)
   }
 

@@ -20,8 +20,11 @@ protocol TreeHost: Sendable {
   /// Replaces the tree by the one in `record`, anchored at a revision above every one
   /// seen so far; returns that revision.
   func restore(_ record: SnapshotRecord) throws -> UInt64
-  /// Calls an intent; `settled` also waits for the tasks it started.
-  func call(_ intent: String, on target: IntentTarget, parameters: JSONValue) async throws -> (revision: UInt64, result: JSONValue)
+  /// Calls a synchronous intent without suspending; nil, having done nothing, when the
+  /// intent is `async`.
+  func callSynchronously(_ intent: String, on target: IntentTarget, parameters: JSONValue) throws -> (revision: UInt64, result: JSONValue)?
+  /// Calls an intent; `.settled` also waits for the tasks it started.
+  func call(_ intent: String, on target: IntentTarget, parameters: JSONValue, wait: IntentWait) async throws -> (revision: UInt64, result: JSONValue)
   /// The change sets of the current tree, from now on, and its generation.
   func changeSets(limit: Int) -> (generation: UInt64, sets: ChangeSets)
   /// The events of the current tree, from now on, and its generation.

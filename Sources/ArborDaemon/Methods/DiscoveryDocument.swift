@@ -77,7 +77,7 @@ extension Method {
         ("target", ["oneOf": [pointer, ["type": "object", "properties": ["id": ["type": "string", "pattern": "^[0-9a-f]{16}$"]], "required": ["id"]]]], false),
         ("intent", ["type": "string"], true),
         ("params", ["type": "object"], false),
-        ("wait", ["enum": ["committed"]], false),
+        ("wait", ["enum": ["committed", "settled"]], false),
       ]
     case .stateWatch: return [("path", pointer, false), ("since", revision, false)]
     case .eventsWatch: return [("path", pointer, false), ("types", ["type": "array", "items": ["type": "string"]], false)]

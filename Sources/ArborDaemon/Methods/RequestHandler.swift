@@ -36,41 +36,94 @@ final class RequestHandler: Sendable {
     self.discovery = DiscoveryDocument(name: name, host: host)
   }
 
-  func handle(_ request: RPCRequest, connection: ConnectionContext, inBatch: Bool) async -> Result<JSONValue, RPCError>? {
+  /// How a request was handled where it arrived.
+  enum Handling: Sendable {
+    /// Done: the result or error to reply with, or nil when the reply was already queued
+    /// (or the request was a notification of a method whose result nobody reads).
+    case done(Result<JSONValue, RPCError>?)
+    /// An `async` intent: ``finish(_:)`` runs it in a task.
+    case later(IntentCall)
+  }
+
+  /// Handles a request without suspending. Everything but an `async` intent is done here,
+  /// on the connection's event loop; so is a synchronous intent, which runs to its end
+  /// under the tree's lock (see Docs/Architecture.md, "Where requests run").
+  func handleNow(_ request: RPCRequest, connection: ConnectionContext, inBatch: Bool) -> Handling {
     guard let method = Method(rawValue: request.method) else {
-      return .failure(.methodNotFound(request.method, available: Method.allCases.map(\.rawValue)))
+      return .done(.failure(.methodNotFound(request.method, available: Method.allCases.map(\.rawValue))))
     }
     guard let role = connection.role, role >= method.requiredRole else {
-      return .failure(ArborErrors.permissionDenied(method: method.rawValue, role: connection.role, required: method.requiredRole))
+      return .done(.failure(ArborErrors.permissionDenied(method: method.rawValue, role: connection.role, required: method.requiredRole)))
     }
     if stopping.load(ordering: .relaxed) && (method == .intentCall || method == .stateRestore) {
-      return .failure(ArborErrors.shuttingDown())
+      return .done(.failure(ArborErrors.shuttingDown()))
     }
     if inBatch && !method.canBeBatched {
-      return .failure(.invalidRequest("\(method.rawValue) cannot be part of a batch; send it on its own line"))
+      return .done(.failure(.invalidRequest("\(method.rawValue) cannot be part of a batch; send it on its own line")))
     }
-    do {
+    do throws(RPCError) {
       let params = try Params(request, accepted: method.parameters)
-      return try await run(method, params, request: request, connection: connection)
+      if method == .intentCall {
+        let call = try IntentCall(params)
+        if call.wait == .settled { return .later(call) }
+        stats.intentStarted()
+        defer { stats.intentFinished() }
+        let outcome: (revision: UInt64, result: JSONValue)?
+        do {
+          outcome = try host.callSynchronously(call.intent, on: call.target, parameters: call.arguments)
+        } catch {
+          throw Self.rpcError(error)
+        }
+        guard let outcome else { return .later(call) }
+        return .done(.success(["revision": .int(Int64(outcome.revision)), "result": outcome.result]))
+      }
+      return .done(try run(method, params, request: request, connection: connection).map { .success($0) })
     } catch {
-      return .failure(error)
+      return .done(.failure(error))
     }
   }
 
-  private func run(_ method: Method, _ params: Params, request: RPCRequest, connection: ConnectionContext) async throws(RPCError) -> Result<JSONValue, RPCError>? {
+  /// Runs an `async` intent to the end of its synchronous part.
+  func finish(_ call: IntentCall) async -> Result<JSONValue, RPCError> {
+    stats.intentStarted()
+    defer { stats.intentFinished() }
+    do {
+      let outcome = try await host.call(call.intent, on: call.target, parameters: call.arguments, wait: call.wait)
+      return .success(["revision": .int(Int64(outcome.revision)), "result": outcome.result])
+    } catch {
+      return .failure(Self.rpcError(error))
+    }
+  }
+
+  /// Handles a request to its end, suspending for an `async` intent.
+  func handle(_ request: RPCRequest, connection: ConnectionContext, inBatch: Bool) async -> Result<JSONValue, RPCError>? {
+    switch handleNow(request, connection: connection, inBatch: inBatch) {
+    case .done(let outcome): return outcome
+    case .later(let call): return await finish(call)
+    }
+  }
+
+  private static func rpcError(_ error: any Error) -> RPCError {
+    if let error = error as? IntentError { return error.rpcError }
+    if let error = error as? RPCError { return error }
+    return RPCError.internalError("\(error)")
+  }
+
+  /// Every method but `intent.call`; `nil` for the watches, which queue their own reply.
+  private func run(_ method: Method, _ params: Params, request: RPCRequest, connection: ConnectionContext) throws(RPCError) -> JSONValue? {
     switch method {
     case .discover:
-      return .success(discovery.document)
+      return discovery.document
     case .status:
-      return .success(status())
+      return status()
     case .stateGet:
       let path = try params.pointer("path")
       let (revision, state) = try readState()
       guard let value = try? path.resolve(in: state) else { throw ArborErrors.pathNotFound(path.description) }
-      return .success(["revision": .int(Int64(revision)), "value": value])
+      return ["revision": .int(Int64(revision)), "value": value]
     case .stateSnapshot:
       do {
-        return .success(try JSONValue(parsing: host.snapshotData()))
+        return try JSONValue(parsing: host.snapshotData())
       } catch {
         throw RPCError.internalError("the snapshot could not be taken: \(error)")
       }
@@ -86,12 +139,12 @@ final class RequestHandler: Sendable {
         let revision = try host.restore(record)
         logger.notice("state restored from a record of revision \(record.revision); now at revision \(revision)")
         onRestore()
-        return .success(["revision": .int(Int64(revision))])
+        return ["revision": .int(Int64(revision))]
       } catch {
         throw ArborErrors.snapshotRejected("\(error)")
       }
     case .intentCall:
-      return .success(try await callIntent(params))
+      preconditionFailure("intent.call is handled by handleNow")
     case .stateWatch:
       let path = try params.pointer("path")
       let since = try params.revision("since")
@@ -113,7 +166,7 @@ final class RequestHandler: Sendable {
       guard hub.cancel(subscription: subscription, of: connection.outbox) else {
         throw ArborErrors.subscriptionNotFound(subscription)
       }
-      return .success(["subscription": .int(Int64(subscription)), "cancelled": true])
+      return ["subscription": .int(Int64(subscription)), "cancelled": true]
     }
   }
 
@@ -122,47 +175,6 @@ final class RequestHandler: Sendable {
       return try host.state()
     } catch {
       throw RPCError.internalError("the state could not be encoded: \(error)")
-    }
-  }
-
-  private func callIntent(_ params: Params) async throws(RPCError) -> JSONValue {
-    let intent = try params.requiredString("intent")
-    let target: IntentTarget
-    switch params.members["target"] {
-    case nil, .null?:
-      target = .root
-    case .string(let path)?:
-      target = .path(path)
-    case .object(let members)? where members.count == 1:
-      guard case .string(let text)? = members["id"], let id = ModelID(text) else {
-        throw params.wrongType("target", expected: #"a JSON Pointer or {"id": "<16 hexadecimal digits>"}"#, found: .object(members))
-      }
-      target = .id(id)
-    case let other?:
-      throw params.wrongType("target", expected: #"a JSON Pointer or {"id": "<16 hexadecimal digits>"}"#, found: other)
-    }
-    let arguments: JSONValue
-    switch params.members["params"] {
-    case nil, .null?: arguments = [:]
-    case .object(let members)?: arguments = .object(members)
-    case let other?: throw params.wrongType("params", expected: "an object of the intent's parameters by name", found: other)
-    }
-    switch try params.string("wait") {
-    case nil, "committed"?: break
-    case let other?:
-      throw RPCError.invalidParams(
-        "parameter 'wait' of intent.call must be \"committed\", not \"\(other)\"",
-        data: ["name": "org.arbor.InvalidParameter", "parameter": "wait", "expected": "\"committed\""])
-    }
-    stats.intentStarted()
-    defer { stats.intentFinished() }
-    do {
-      let outcome = try await host.call(intent, on: target, parameters: arguments)
-      return ["revision": .int(Int64(outcome.revision)), "result": outcome.result]
-    } catch let error as IntentError {
-      throw error.rpcError
-    } catch {
-      throw RPCError.internalError("\(error)")
     }
   }
 

@@ -6,8 +6,11 @@ import Synchronization
 /// Bounded: each watch may have at most `watchLimit` notifications waiting; the caller is
 /// told when one would pass it, and coalesces (a state watch) or closes (an event watch).
 /// When the bytes waiting pass `byteLimit`, the outbox closes and the connection with it.
-/// The connection's writer task takes everything waiting at once, so one slow reader holds
-/// up nobody but itself.
+///
+/// Whoever queues something wakes the connection's writer once (`wake`), and the writer
+/// takes everything waiting at once when its socket can take more, so one slow reader holds
+/// up nobody but itself, and replies that pile up while the writer is busy go out in one
+/// write.
 final class Outbox: Sendable {
   enum Item: Sendable {
     case bytes([UInt8], subscription: Int?)
@@ -23,23 +26,41 @@ final class Outbox: Sendable {
     case closed
   }
 
+  /// What the writer found when it came to take.
+  enum Taken: Sendable {
+    /// Items to write, oldest first.
+    case items([Item])
+    /// Nothing waits; the writer is woken when something comes.
+    case nothing
+    /// Finished and drained: the writer closes the connection once its writes are out.
+    case finished
+    /// Closed (the connection went, or the client left too much unread): nothing more
+    /// is written.
+    case closed
+  }
+
   private struct State {
     var items: [Item] = []
     var waitingBySubscription: [Int: Int] = [:]
     var bytes = 0
     var closed = false
-    /// No more items come; the writer gets what is waiting, then nil.
+    /// No more items come; the writer gets what is waiting, then `.finished`.
     var finishing = false
-    var waiter: CheckedContinuation<Void, Never>?
+    /// The writer was woken and has not come to take since.
+    var wakePending = false
+    var wake: (@Sendable () -> Void)?
   }
 
   let watchLimit: Int
   let byteLimit: Int
-  private let state = Mutex(State())
+  private let state: Mutex<State>
 
-  init(watchLimit: Int, byteLimit: Int) {
+  /// `wake` is called, outside the outbox's lock, when there is something for a writer
+  /// that is not already on its way.
+  init(watchLimit: Int, byteLimit: Int, wake: @escaping @Sendable () -> Void) {
     self.watchLimit = watchLimit
     self.byteLimit = byteLimit
+    self.state = Mutex(State(wake: wake))
   }
 
   /// Queues a reply (never refused while open).
@@ -55,7 +76,7 @@ final class Outbox: Sendable {
 
   /// Drops what a watch has waiting and queues its resync in its place.
   func replaceWithResync(subscription: Int) {
-    let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
+    let wake: (@Sendable () -> Void)? = state.withLock { state in
       guard !state.closed else { return nil }
       state.items.removeAll { item in
         guard case .bytes(let bytes, subscription?) = item, subscription == subscription else { return false }
@@ -64,13 +85,13 @@ final class Outbox: Sendable {
       }
       state.items.append(.resync(subscription: subscription))
       state.waitingBySubscription[subscription] = 1
-      return Self.takeWaiter(&state)
+      return Self.takeWake(&state)
     }
-    waiter?.resume()
+    wake?()
   }
 
   private func enqueue(_ item: Item, bounded: Bool) throws(Refusal) {
-    let result: Result<CheckedContinuation<Void, Never>?, Refusal> = state.withLock { state in
+    let result: Result<(@Sendable () -> Void)?, Refusal> = state.withLock { state in
       guard !state.closed else { return .failure(.closed) }
       if case .bytes(let bytes, let subscription) = item {
         if let subscription {
@@ -82,74 +103,69 @@ final class Outbox: Sendable {
         if state.bytes > byteLimit {
           state.closed = true
           state.items = []
-          return .success(Self.takeWaiter(&state))
+          return .success(Self.takeWake(&state))
         }
       }
       state.items.append(item)
-      return .success(Self.takeWaiter(&state))
+      return .success(Self.takeWake(&state))
     }
     switch result {
     case .failure(let refusal): throw refusal
-    case .success(let waiter): waiter?.resume()
+    case .success(let wake): wake?()
     }
   }
 
-  private static func takeWaiter(_ state: inout State) -> CheckedContinuation<Void, Never>? {
-    defer { state.waiter = nil }
-    return state.waiter
+  /// The wake-up to call, unless the writer was already woken.
+  private static func takeWake(_ state: inout State) -> (@Sendable () -> Void)? {
+    guard !state.wakePending else { return nil }
+    state.wakePending = true
+    return state.wake
   }
 
-  private static func takeAll(_ state: inout State) -> [Item]? {
-    if state.items.isEmpty { return state.closed || state.finishing ? nil : [] }
-    let items = state.items
-    state.items = []
-    state.bytes = 0
-    state.waitingBySubscription = [:]
-    return items
-  }
-
-  /// Everything waiting, once there is something; nil when the outbox is closed and
-  /// empty. One writer task only.
-  func next() async -> [Item]? {
-    while true {
-      let ready: [Item]?? = state.withLock { state in
-        if !state.items.isEmpty || state.closed || state.finishing { return .some(Self.takeAll(&state)) }
-        return .none
+  /// Everything waiting. One writer only; after `.nothing` it is woken when something
+  /// comes, after `.finished` or `.closed` never again.
+  func take() -> Taken {
+    state.withLock { state in
+      state.wakePending = false
+      if state.closed {
+        state.wake = nil
+        return .closed
       }
-      if let ready { return ready }
-      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        let resumeNow: Bool = state.withLock { state in
-          if !state.items.isEmpty || state.closed || state.finishing { return true }
-          state.waiter = continuation
-          return false
+      if state.items.isEmpty {
+        if state.finishing {
+          state.wake = nil
+          return .finished
         }
-        if resumeNow { continuation.resume() }
+        return .nothing
       }
+      let items = state.items
+      state.items = []
+      state.bytes = 0
+      state.waitingBySubscription = [:]
+      return .items(items)
     }
   }
 
   /// Whether the outbox was closed (by the connection, or for holding too much).
   var isClosed: Bool { state.withLock { $0.closed } }
 
-  /// Whether the outbox was finished (drained and ended) rather than closed.
-  var wasFinished: Bool { state.withLock { $0.finishing } }
-
   /// Lets the writer send what is waiting, then end.
   func finish() {
-    let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+    let wake = state.withLock { state -> (@Sendable () -> Void)? in
+      guard !state.finishing else { return nil }
       state.finishing = true
-      return Self.takeWaiter(&state)
+      return Self.takeWake(&state)
     }
-    waiter?.resume()
+    wake?()
   }
 
-  /// Closes the outbox: queued items are dropped and the writer gets nil.
+  /// Closes the outbox: queued items are dropped, nothing more is taken, and the writer is
+  /// let go of (the connection is gone).
   func close() {
-    let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+    state.withLock { state in
       state.closed = true
       state.items = []
-      return Self.takeWaiter(&state)
+      state.wake = nil
     }
-    waiter?.resume()
   }
 }

@@ -95,6 +95,30 @@ import Testing
     }
   }
 
+  @Test func settledWaitsForTheTasksAnIntentStarted() async throws {
+    try await withDaemon { daemon, _ in
+      let client = try await daemon.connect()
+      try await client.call("intent.call", ["intent": "addButtonTapped"])
+      // The fact is fetched in a task (over the network, or failing without one); a settled
+      // call returns once that task has ended and its writes are in.
+      let settled = try await client.call(
+        "intent.call", ["target": "/counters/0/counter", "intent": "factButtonTapped", "wait": "settled"])
+      let counter = try await client.call("state.get", ["path": "/counters/0/counter"])
+      #expect(counter["value"]?["isLoadingFact"] == false)
+      guard case .int(let revision)? = settled["revision"], case .int(let now)? = counter["revision"] else {
+        Issue.record("no revisions in \(settled) and \(counter)")
+        return
+      }
+      #expect(revision >= 3, "the revision of a settled call includes its task's write (loading, then done)")
+      #expect(now >= revision)
+      let wrong = await #expect(throws: ArborClientError.self) {
+        try await client.call("intent.call", ["intent": "addButtonTapped", "wait": "eventually"])
+      }
+      #expect(wrong?.rpcError?.code == -32602)
+      #expect(wrong?.rpcError?.message == #"Invalid params: parameter 'wait' of intent.call must be "committed" or "settled", not "eventually""#)
+    }
+  }
+
   @Test func unknownMethodsAndParametersAreNamed() async throws {
     try await withDaemon { daemon, _ in
       let client = try await daemon.connect()

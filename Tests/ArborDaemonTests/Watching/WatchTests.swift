@@ -215,7 +215,13 @@ for step in range(steps):
     if not counters or choice < 0.25:
         driver.call("intent.call", {"intent": "addButtonTapped"})
     elif choice < 0.35:
+        # The row sends an event and the app removes it, after the reply: wait for that.
         driver.call("intent.call", {"target": "/counters/%d" % rng.randrange(len(counters)), "intent": "removeButtonTapped"})
+        for _ in range(10000):
+            if len(driver.call("state.get", {"path": "/counters"})["value"]) < len(counters):
+                break
+        else:
+            raise SystemExit("the row's removal never happened")
     elif choice < 0.42:
         row = rng.choice(counters)
         driver.call("intent.call", {"intent": "removeButtonTapped", "params": {"id": row["id"]}})

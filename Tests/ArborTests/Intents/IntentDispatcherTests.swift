@@ -1,4 +1,5 @@
 import Arbor
+import ConcurrencyExtras
 import ArborJSON
 import ArborTesting
 import Testing
@@ -39,6 +40,18 @@ enum SensorError: Error, CustomStringConvertible {
 
   @Intent func goOffline() { online = false }
 
+  /// Records a reading once `gate` opens, then goes offline in a task of that task.
+  @Intent func refresh(gate: String) {
+    node.task {
+      await Gates.named(gate).wait()
+      readings.append(Reading(value: 1, unit: "refreshed"))
+      node.task {
+        await Task.yield()
+        online = false
+      }
+    }
+  }
+
   func notAnIntent() { readings = [] }
 }
 
@@ -50,6 +63,19 @@ enum SensorError: Error, CustomStringConvertible {
     let sensor = Sensor(name: name)
     sensors.append(sensor)
     return sensor.id
+  }
+}
+
+/// Gates by name, so that an intent (whose parameters are Codable) can wait on one.
+enum Gates {
+  private static let gates = LockIsolated<[String: Gate]>([:])
+  static func named(_ name: String) -> Gate {
+    gates.withValue { gates in
+      if let gate = gates[name] { return gate }
+      let gate = Gate()
+      gates[name] = gate
+      return gate
+    }
   }
 }
 
@@ -83,6 +109,34 @@ enum SensorError: Error, CustomStringConvertible {
     #expect(calibrated.result == [2.0])
     let explicit = try await dispatcher.callWithDeadline("calibrate", on: .path("/sensors/2"), parameters: ["times": 1, "offset": 10])
     #expect(explicit.result == [11.0])
+  }
+
+  @Test func settledWaitsForTheTasksTheIntentStartedAndTheirs() async throws {
+    let (lab, anchor, dispatcher) = makeLab()
+    let gate = "settled-\(UInt64.random(in: 0...UInt64.max))"
+    async let settled = dispatcher.callWithDeadline("refresh", on: .path("/sensors/0"), parameters: ["gate": .string(gate)], wait: .settled)
+    // The committed call returns while the gate is shut: its task has not written.
+    let committed = try await dispatcher.callWithDeadline("refresh", on: .path("/sensors/1"), parameters: ["gate": .string(gate)])
+    #expect(lab.sensors[1].readings.isEmpty)
+    #expect(committed.revision == anchor.revision)
+    Gates.named(gate).open()
+    let outcome = try await settled
+    // Both writes of the first sensor's tasks are in, and in the revision returned.
+    #expect(lab.sensors[0].readings == [Reading(value: 1, unit: "refreshed")])
+    #expect(lab.sensors[0].online == false)
+    #expect(outcome.revision >= 2)
+  }
+
+  @Test func aSynchronousIntentRunsWithoutSuspendingAndAnAsyncOneIsLeftAlone() throws {
+    let (lab, anchor, dispatcher) = makeLab()
+    let outcome = try dispatcher.callSynchronously("record", on: .path("/sensors/0"), parameters: ["arg0": ["value": 2, "unit": "V"]])
+    #expect(outcome?.result == 1)
+    #expect(outcome?.revision == anchor.revision)
+    #expect(lab.sensors[0].readings.count == 1)
+    let revision = anchor.revision
+    #expect(try dispatcher.callSynchronously("calibrate", on: .path("/sensors/0"), parameters: ["times": 1]) == nil)
+    #expect(anchor.revision == revision, "an async intent is not run by callSynchronously")
+    #expect(throws: IntentError.self) { try dispatcher.callSynchronously("nope", on: .path("/sensors/0")) }
   }
 
   @Test func anIDFindsTheSameModelAfterReordering() async throws {
@@ -135,7 +189,7 @@ enum SensorError: Error, CustomStringConvertible {
     #expect(await error("goOffline", on: .id(ModelID(rawValue: 42)), in: dispatcher)?.description == "no model with id 000000000000002a")
     #expect(
       await error("notAnIntent", on: .path("/sensors/0"), in: dispatcher)?.description
-        == "Sensor has no intent 'notAnIntent' (it has record, rename, calibrate, goOffline)")
+        == "Sensor has no intent 'notAnIntent' (it has record, rename, calibrate, goOffline, refresh)")
     #expect(await error("record", in: dispatcher) == .unknownIntent(intent: "record", modelType: "Lab", available: ["addSensor"]))
   }
 
@@ -165,7 +219,7 @@ enum SensorError: Error, CustomStringConvertible {
   }
 
   @Test func intentNamesAndSchemas() throws {
-    #expect(Sensor.intentNames == ["record", "rename", "calibrate", "goOffline"])
+    #expect(Sensor.intentNames == ["record", "rename", "calibrate", "goOffline", "refresh"])
     var definitions = JSONSchemaDefinitions()
     let schemas = Sensor.intentSchemas(in: &definitions)
     let rename = try #require(schemas.first { $0.name == "rename" })

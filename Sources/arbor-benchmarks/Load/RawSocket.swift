@@ -1,0 +1,120 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A failure of the load generator, with what went wrong.
+struct LoadError: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// A Unix socket connection as a bare file descriptor, for a load generator that costs as
+/// little per request as redis-benchmark does: no tasks, no buffers but one.
+struct RawSocket {
+  let fd: Int32
+  /// Bytes read and not yet taken as lines.
+  private var pending: [UInt8] = []
+
+  init(connectingTo path: String) throws {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw LoadError("socket(): \(String(cString: strerror(errno)))") }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+      Glibc.close(fd)
+      throw LoadError("the socket path is too long: \(path)")
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      raw.copyBytes(from: bytes)
+      raw[bytes.count] = 0
+    }
+    let status = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard status == 0 else {
+      let reason = String(cString: strerror(errno))
+      Glibc.close(fd)
+      throw LoadError("cannot connect to \(path): \(reason)")
+    }
+    self.fd = fd
+  }
+
+  /// Writes all of `bytes`, waiting for room when the socket is non-blocking and full.
+  func send(_ bytes: [UInt8]) throws {
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      if written > 0 {
+        offset += written
+      } else if written < 0 && (errno == EAGAIN || errno == EINTR) {
+        var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        _ = poll(&descriptor, 1, 1000)
+      } else {
+        throw LoadError("write(): \(String(cString: strerror(errno)))")
+      }
+    }
+  }
+
+  /// Reads what the socket has, without waiting when it is non-blocking; false at the end
+  /// of the stream.
+  mutating func fill() throws -> Bool {
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if count > 0 {
+        pending.append(contentsOf: chunk[0..<count])
+        if count < chunk.count { return true }
+      } else if count == 0 {
+        return false
+      } else if errno == EAGAIN {
+        return true
+      } else if errno != EINTR {
+        throw LoadError("read(): \(String(cString: strerror(errno)))")
+      }
+    }
+  }
+
+  /// The next complete line read so far, without its newline.
+  mutating func nextLine() -> ArraySlice<UInt8>? {
+    guard let newline = pending.firstIndex(of: 0x0A) else { return nil }
+    let line = pending[..<newline]
+    pending.removeSubrange(...newline)
+    return line
+  }
+
+  /// Waits for one line (the socket must be blocking).
+  mutating func readLine() throws -> ArraySlice<UInt8> {
+    while true {
+      if let line = nextLine() { return line }
+      guard try fill() else { throw LoadError("the daemon closed the connection") }
+    }
+  }
+
+  func setNonBlocking() {
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+  }
+
+  func close() { _ = Glibc.close(fd) }
+}
+
+/// Now, in nanoseconds of the monotonic clock.
+func monotonicNanoseconds() -> UInt64 {
+  var time = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &time)
+  return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+extension Collection<UInt8> {
+  /// Whether the bytes contain `needle` (short lines: a plain scan is enough).
+  func contains(bytes needle: [UInt8]) -> Bool {
+    let haystack = Array(self)
+    guard needle.count <= haystack.count else { return false }
+    for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+      if haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }
+    }
+    return false
+  }
+}
