@@ -148,6 +148,8 @@ let package = Package(
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+        .product(name: "Subprocess", package: "swift-subprocess"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ]
     ),
     // End-to-end tests: they start the real counterfactd binary and talk over its socket.

@@ -78,7 +78,11 @@ struct IntentMethod {
 
 extension ModelMacro {
   /// The dispatch table of a model's intents.
-  static func intentMembers(for declaration: StructDeclSyntax, access: String) -> [DeclSyntax] {
+  ///
+  /// Where the struct may hold a static stored property (it is not generic and sits at file
+  /// scope or in types that are not generic either), the table is built once, in a
+  /// `static let`; a daemon looks it up for every call.
+  static func intentMembers(for declaration: StructDeclSyntax, access: String, canStoreStatics: Bool) -> [DeclSyntax] {
     let methods = declaration.memberBlock.members.compactMap { member -> IntentMethod? in
       guard let function = member.decl.as(FunctionDeclSyntax.self),
         function.attributes.contains(where: { $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription == "Intent" }),
@@ -109,14 +113,44 @@ extension ModelMacro {
         )
         """
     }
+    guard canStoreStatics else {
+      return [
+        """
+        \(raw: access)static var _$intents: [Arbor._IntentDescriptor<Self>] {
+          [
+            \(raw: descriptors.joined(separator: ",\n"))
+          ]
+        }
+        """
+      ]
+    }
+    let typeName = declaration.name.trimmedDescription
     return [
       """
-      \(raw: access)static var _$intents: [Arbor._IntentDescriptor<Self>] {
-        [
-          \(raw: descriptors.joined(separator: ",\n"))
-        ]
-      }
+      private static let _$intentTable: [Arbor._IntentDescriptor<\(raw: typeName)>] = [
+        \(raw: descriptors.joined(separator: ",\n"))
+      ]
+      """,
       """
+      \(raw: access)static var _$intents: [Arbor._IntentDescriptor<Self>] {
+        _$intentTable
+      }
+      """,
     ]
+  }
+}
+
+extension ModelMacro {
+  /// Whether a static stored property may be declared in `declaration`: not in a generic
+  /// type, not inside a function or an extension (whose type may be generic).
+  static func canStoreStatics(_ declaration: StructDeclSyntax, in context: some MacroExpansionContext) -> Bool {
+    guard declaration.genericParameterClause == nil else { return false }
+    for enclosing in context.lexicalContext {
+      if let outer = enclosing.as(StructDeclSyntax.self), outer.genericParameterClause == nil { continue }
+      if let outer = enclosing.as(EnumDeclSyntax.self), outer.genericParameterClause == nil { continue }
+      if let outer = enclosing.as(ClassDeclSyntax.self), outer.genericParameterClause == nil { continue }
+      return false
+    }
+    return true
   }
 }

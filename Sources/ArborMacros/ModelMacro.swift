@@ -92,7 +92,7 @@ extension ModelMacro: MemberMacro {
       members.append("\(raw: access)var id: Arbor.ModelID { _$modelContext.id }")
     }
     members.append(contentsOf: codingMembers(for: structDecl, access: access, context: context))
-    members.append(contentsOf: intentMembers(for: structDecl, access: access))
+    members.append(contentsOf: intentMembers(for: structDecl, access: access, canStoreStatics: canStoreStatics(structDecl, in: context)))
     members.append(contentsOf: eventSchemaMembers(for: structDecl, access: access))
     return members
   }

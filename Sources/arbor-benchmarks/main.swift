@@ -19,6 +19,21 @@ let quick = arguments.contains("--quick")
 let suites = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil }
 let selected = suites.isEmpty ? ["all"] : suites
 
+// `arbor-benchmarks __load SOCKET CLIENTS REQUESTS`: intent round trips against a daemon
+// that is already running, for profiling it (perf record -p).
+if arguments.first == "__load", arguments.count == 4, let clients = Int(arguments[arguments.startIndex + 2]),
+  let requests = Int(arguments[arguments.startIndex + 3])
+{
+  let socket = arguments[arguments.startIndex + 1]
+  do {
+    let result = try LineLoad.roundTrips(socket: socket, clients: clients, requests: requests, request: DaemonBenchmarks.incrementLine)
+    print(String(format: "%.0f rps, p50 %.3f ms, p99 %.3f ms", result.rps, result.p50, result.p99))
+  } catch {
+    print("the load failed: \(error)")
+  }
+  exit(0)
+}
+
 if arguments.first == "__profile", arguments.count == 3, let count = Int(arguments.last!) {
   Profile.run(arguments[arguments.startIndex + 1], count: count)
   exit(0)

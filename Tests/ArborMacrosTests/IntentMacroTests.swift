@@ -160,37 +160,39 @@ struct ModelIntentTableTests {
           self._$modelContext = context
         }
 
-        static var _$intents: [Arbor._IntentDescriptor<Self>] {
-          [
-            Arbor._IntentDescriptor<Self>(
+        private static let _$intentTable: [Arbor._IntentDescriptor<CounterModel>] = [
+          Arbor._IntentDescriptor<Self>(
           name: "incrementTapped",
           parameters: [],
           result: Arbor._intentResult(Void.self),
           perform: { model, arguments in
             try arguments.result(model.incrementTapped())
           }
-            ),
-            Arbor._IntentDescriptor<Self>(
-              name: "set",
-              parameters: [Arbor._IntentParameter("to", Int.self), Arbor._IntentParameter("arg1", String?.self, default: {
+          ),
+          Arbor._IntentDescriptor<Self>(
+            name: "set",
+            parameters: [Arbor._IntentParameter("to", Int.self), Arbor._IntentParameter("arg1", String?.self, default: {
                 nil
               })],
-              result: Arbor._intentResult(Int.self),
-              perform: { model, arguments in
-                try arguments.result(model.set(to: arguments.value("to", Int.self), arguments.value("arg1", String?.self, default: {
+            result: Arbor._intentResult(Int.self),
+            perform: { model, arguments in
+              try arguments.result(model.set(to: arguments.value("to", Int.self), arguments.value("arg1", String?.self, default: {
                     nil
                   })))
-              }
-            ),
-            Arbor._IntentDescriptor<Self>(
-              name: "load",
-              parameters: [Arbor._IntentParameter("arg0", Int.self)],
-              result: Arbor._intentResult(String.self),
-              call: { model, arguments in
-                try arguments.result(await model.load(arguments.value("arg0", Int.self)))
-              }
-            )
-          ]
+            }
+          ),
+          Arbor._IntentDescriptor<Self>(
+            name: "load",
+            parameters: [Arbor._IntentParameter("arg0", Int.self)],
+            result: Arbor._intentResult(String.self),
+            call: { model, arguments in
+              try arguments.result(await model.load(arguments.value("arg0", Int.self)))
+            }
+          )
+        ]
+
+        static var _$intents: [Arbor._IntentDescriptor<Self>] {
+          _$intentTable
         }
       }
       """#

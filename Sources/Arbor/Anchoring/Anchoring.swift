@@ -59,6 +59,27 @@ public final class ModelAnchor<Root: Model>: Sendable {
   /// ```
   public func changeSets(limit: Int = 10_000) -> ChangeSets { tree.subscribe(limit: limit) }
 
+  /// Calls `body` with every change set committed from now on, in revision order and one
+  /// call at a time, on the thread that committed it (or on one committing at the same
+  /// time), right after the tree's lock is released: no task and no thread hop. For code
+  /// that must follow every revision with the least delay, such as a server's watch hub;
+  /// `body` must be short and must not wait. When more than `limit` change sets are waiting
+  /// for a call, the listener gets ``ChangeSetDelivery/overflowed`` once and nothing after.
+  ///
+  /// The calls go on while the returned listener is kept and not cancelled.
+  ///
+  /// ```swift
+  /// let listener = anchor.listen { delivery in
+  ///   switch delivery {
+  ///   case .committed(let changeSet): apply(changeSet.patch)
+  ///   case .overflowed: reread()
+  ///   }
+  /// }
+  /// ```
+  public func listen(limit: Int = 100_000, _ body: @escaping @Sendable (ChangeSetDelivery) -> Void) -> ChangeSetListener {
+    tree.listen(limit: limit, body)
+  }
+
   deinit {
     tree.tearDown()
   }

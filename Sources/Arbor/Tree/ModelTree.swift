@@ -36,7 +36,13 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
 
   @exclusivity(unchecked) private var subscribers: [Int: Subscription<ChangeSet>] = [:]
   @exclusivity(unchecked) private var nextSubscriberID = 0
-  var isRecording: Bool { !subscribers.isEmpty }
+  /// Synchronous listeners of the change sets (`ModelAnchor.listen`).
+  let relay = ChangeSetRelay()
+  /// How many listeners the relay has; changed under the lock.
+  @exclusivity(unchecked) private var listenerCount = 0
+  /// A change set was queued for the listeners in the transaction being committed.
+  @exclusivity(unchecked) private var delivering = false
+  var isRecording: Bool { !subscribers.isEmpty || listenerCount > 0 }
   @exclusivity(unchecked) private var eventSubscribers: [Int: Subscription<EmittedEvent>] = [:]
   var hasEventSubscribers: Bool { !eventSubscribers.isEmpty }
 
@@ -60,19 +66,27 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   func commit() -> PostCommitWork? {
     if changedInTransaction {
       revision += 1
-      if !subscribers.isEmpty {
+      if isRecording {
         let changeSet = ChangeSet(revision: revision, changes: pendingChanges)
         var ended: [Int] = []
         for (id, subscription) in subscribers where !subscription.yield(changeSet) { ended.append(id) }
         for id in ended { subscribers.removeValue(forKey: id) }
+        if listenerCount > 0 {
+          relay.enqueue(changeSet)
+          delivering = true
+        }
       }
       changedInTransaction = false
       if !pendingChanges.isEmpty { pendingChanges = [] }
     }
     guard !pendingDetached.isEmpty || !pendingActivations.isEmpty || !pendingObservers.isEmpty
-      || !pendingCancellations.isEmpty || !pendingIssues.isEmpty
+      || !pendingCancellations.isEmpty || !pendingIssues.isEmpty || delivering
     else { return nil }
     var work = PostCommitWork()
+    if delivering {
+      work.relay = relay
+      delivering = false
+    }
     if !pendingIssues.isEmpty {
       work.issues = pendingIssues
       pendingIssues = []
@@ -136,6 +150,18 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
     }
   }
 
+  /// Adds a synchronous listener of the change sets committed from now on. Takes the lock.
+  func listen(limit: Int, _ body: @escaping ChangeSetRelay.Body) -> ChangeSetListener {
+    lock.withLock {
+      listenerCount += 1
+      let id = relay.add(after: revision, limit: limit, body)
+      return ChangeSetListener(relay: relay, id: id) { [weak self] in
+        guard let self else { return }
+        self.lock.withLock { self.listenerCount -= 1 }
+      }
+    }
+  }
+
   /// Subscribes to the events sent in the tree. Takes the lock.
   func subscribeEvents(limit: Int) -> EmittedEvents {
     lock.withLock {
@@ -188,8 +214,11 @@ struct PostCommitWork {
   var deactivations: [AnyModelContext] = []
   var activations: [any Model] = []
   var observers: [AccessObserver] = []
+  /// Change sets were queued for the tree's listeners.
+  var relay: ChangeSetRelay?
 
   func run() {
+    relay?.deliver()
     for issue in issues { reportIssue(issue) }
     for task in cancellations { task.cancel() }
     for context in deactivations { context.deactivate() }

@@ -30,8 +30,17 @@ final class TreeLock: @unchecked Sendable {  // Sendable: the pthread mutex is t
     mutex.deallocate()
   }
 
+  /// Takes the lock, trying a few times before sleeping in the kernel: a tree's critical
+  /// sections last microseconds, and two threads writing one tree (a daemon's event loops)
+  /// would otherwise pay a futex sleep and wake-up for nearly every write.
   @usableFromInline
-  func lock() { pthread_mutex_lock(mutex) }
+  func lock() {
+    for _ in 0..<Self.spins where pthread_mutex_trylock(mutex) == 0 { return }
+    pthread_mutex_lock(mutex)
+  }
+
+  /// How many times `lock()` tries before it waits.
+  @usableFromInline static let spins = 100
 
   @usableFromInline
   func unlock() { pthread_mutex_unlock(mutex) }

@@ -57,8 +57,8 @@ final class ModelHost<Root: Model>: TreeHost {
     return (outcome.revision, outcome.result)
   }
 
-  func changeSets(limit: Int) -> (generation: UInt64, sets: ChangeSets) {
-    current.withLock { ($0.generation, $0.anchor.changeSets(limit: limit)) }
+  func listen(_ body: @escaping @Sendable (ChangeSetDelivery) -> Void) -> ChangeSetListener {
+    anchor.listen(body)
   }
 
   func events(limit: Int) -> (generation: UInt64, events: EmittedEvents) {

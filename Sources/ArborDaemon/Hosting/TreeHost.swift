@@ -25,8 +25,9 @@ protocol TreeHost: Sendable {
   func callSynchronously(_ intent: String, on target: IntentTarget, parameters: JSONValue) throws -> (revision: UInt64, result: JSONValue)?
   /// Calls an intent; `.settled` also waits for the tasks it started.
   func call(_ intent: String, on target: IntentTarget, parameters: JSONValue, wait: IntentWait) async throws -> (revision: UInt64, result: JSONValue)
-  /// The change sets of the current tree, from now on, and its generation.
-  func changeSets(limit: Int) -> (generation: UInt64, sets: ChangeSets)
+  /// Calls `body` with every change set of the current tree from now on (see
+  /// `ModelAnchor.listen`).
+  func listen(_ body: @escaping @Sendable (ChangeSetDelivery) -> Void) -> ChangeSetListener
   /// The events of the current tree, from now on, and its generation.
   func events(limit: Int) -> (generation: UInt64, events: EmittedEvents)
   /// Every model type the tree can hold, for `rpc.discover`.

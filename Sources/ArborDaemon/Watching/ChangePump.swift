@@ -6,11 +6,27 @@ import Synchronization
 /// Carries the tree's change sets and events into the ``WatchHub``, and starts over from
 /// the tree's state when the tree is replaced, when the hub falls too far behind, or when
 /// a revision's patch was not exact.
+///
+/// Change sets come through a synchronous listener (`ModelAnchor.listen`): the hub applies
+/// each one on the thread that committed it, right after the commit, so a change reaches
+/// the connections' outboxes without a task in between. Events come through the tree's
+/// event subscription, in a task.
 final class ChangePump: Sendable {
+  private struct State {
+    /// Bumped at each start; deliveries of an older listener are ignored.
+    var generation = 0
+    /// The hub holds the state this generation's listener follows.
+    var ready = false
+    /// Change sets delivered while the hub was being reset.
+    var pending: [ChangeSet] = []
+    var listener: ChangeSetListener?
+  }
+
   let host: any TreeHost
   let hub: WatchHub
   let logger: Logger
-  private let running = Mutex<[Task<Void, Never>]>([])
+  private let state = Mutex(State())
+  private let eventTasks = Mutex<[Task<Void, Never>]>([])
 
   init(host: any TreeHost, hub: WatchHub, logger: Logger) {
     self.host = host
@@ -18,55 +34,108 @@ final class ChangePump: Sendable {
     self.logger = logger
   }
 
-  /// Runs until cancelled.
+  /// Follows the tree until cancelled.
   func run() async {
-    await withDiscardingTaskGroup { group in
-      group.addTask { await self.loop { self.pumpChanges() } }
-      group.addTask { await self.loop { self.pumpEvents() } }
+    restart()
+    await withTaskCancellationHandler {
+      await loop { self.pumpEvents() }
+    } onCancel: {
+      self.stop()
+    }
+    stop()
+  }
+
+  /// Listens to the (current) tree and resets the hub from its state: at start, after a
+  /// restore, when the hub fell behind. Every state watch gets a resync.
+  func restart() {
+    let generation = state.withLock { state -> Int in
+      state.generation += 1
+      state.ready = false
+      state.pending = []
+      state.listener?.cancel()
+      state.listener = nil
+      return state.generation
+    }
+    for task in eventTasks.withLock({ $0 }) { task.cancel() }
+    // Listened to first, read second: every revision after the state read arrives.
+    let listener = host.listen { [weak self] delivery in self?.deliver(delivery, generation: generation) }
+    let snapshot: (revision: UInt64, value: JSONValue)
+    do {
+      snapshot = try host.state()
+    } catch {
+      logger.error("the state cannot be encoded, watches are stopped until it can: \(error)")
+      listener.cancel()
+      Task {
+        try? await Task.sleep(for: .seconds(1))
+        self.restart()
+      }
+      return
+    }
+    let caughtUp = state.withLock { state -> Bool in
+      guard state.generation == generation else { return true }
+      state.listener = listener
+      hub.reset(document: snapshot.value, revision: snapshot.revision)
+      defer { state.pending = [] }
+      state.ready = true
+      for changeSet in state.pending where changeSet.revision > snapshot.revision {
+        if !apply(changeSet) { return false }
+      }
+      return true
+    }
+    if !caughtUp { restartSoon() }
+  }
+
+  private func stop() {
+    state.withLock { state in
+      state.generation += 1
+      state.listener?.cancel()
+      state.listener = nil
     }
   }
 
-  /// Drops the current subscriptions and subscribes to the (new) tree.
-  func restart() {
-    for task in running.withLock({ $0 }) { task.cancel() }
+  private func deliver(_ delivery: ChangeSetDelivery, generation: Int) {
+    switch delivery {
+    case .overflowed:
+      // Called under the tree's lock: take no lock here, start over in a task.
+      logger.warning("the watch hub fell behind the tree; watchers get a resync")
+      restartSoon()
+    case .committed(let changeSet):
+      let applied = state.withLock { state -> Bool in
+        guard state.generation == generation else { return true }
+        guard state.ready else {
+          state.pending.append(changeSet)
+          return true
+        }
+        return apply(changeSet)
+      }
+      if !applied { restartSoon() }
+    }
+  }
+
+  /// Applies one change set to the hub; false when the hub must start over. Called with
+  /// the pump's lock held.
+  private func apply(_ changeSet: ChangeSet) -> Bool {
+    if !changeSet.isExact {
+      logger.error("revision \(changeSet.revision) holds a value that could not be encoded; watchers get a resync")
+      return false
+    }
+    return hub.apply(revision: changeSet.revision, operations: changeSet.patch.operations)
+  }
+
+  private func restartSoon() {
+    Task { self.restart() }
   }
 
   private func loop(_ makeRound: @escaping @Sendable () -> Task<Void, Never>) async {
     while !Task.isCancelled {
       let round = makeRound()
-      running.withLock { $0.append(round) }
+      eventTasks.withLock { $0.append(round) }
       await withTaskCancellationHandler {
         await round.value
       } onCancel: {
         round.cancel()
       }
-      running.withLock { $0.removeAll { $0 == round } }
-    }
-  }
-
-  private func pumpChanges() -> Task<Void, Never> {
-    let (_, sets) = host.changeSets(limit: 100_000)
-    return Task {
-      do {
-        // Subscribed first, read second: every revision after the state read arrives.
-        let (revision, value) = try host.state()
-        hub.reset(document: value, revision: revision)
-      } catch {
-        logger.error("the state cannot be encoded, watches are stopped until it can: \(error)")
-        try? await Task.sleep(for: .seconds(1))
-        return
-      }
-      do {
-        for try await changeSet in sets {
-          if !changeSet.isExact {
-            logger.error("revision \(changeSet.revision) holds a value that could not be encoded; watchers get a resync")
-            return
-          }
-          if !hub.apply(revision: changeSet.revision, operations: changeSet.patch.operations) { return }
-        }
-      } catch {
-        logger.warning("the watch hub fell behind the tree (\(error)); watchers get a resync")
-      }
+      eventTasks.withLock { $0.removeAll { $0 == round } }
     }
   }
 

@@ -12,7 +12,7 @@ import Testing
     let modules = "\(build)/Modules"
     let plugin = "\(build)/ArborMacros-tool"
     guard FileManager.default.fileExists(atPath: "\(modules)/Arbor.swiftmodule"), FileManager.default.fileExists(atPath: plugin) else {
-      throw Subprocess.Failure(description: "no Arbor module or macro plugin next to the test bundle in \(build)")
+      throw Program.Failure(description: "no Arbor module or macro plugin next to the test bundle in \(build)")
     }
     var arguments = ["-typecheck", "-swift-version", "6", "-I", modules, "-load-plugin-executable", "\(plugin)#ArborMacros"]
     // C modules of dependencies (OpenCombine's helpers) are found through their module maps.
@@ -24,7 +24,7 @@ import Testing
     try source.write(to: file, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(at: file) }
     // Type-checking against the built modules takes seconds, more on a busy machine.
-    let result = try await Subprocess.run(try Subprocess.find("swiftc"), arguments + [file.path], stdin: Data(), seconds: 300)
+    let result = try await Program.run(try Program.find("swiftc"), arguments + [file.path], stdin: Data(), seconds: 300)
     let lines = (result.stdout + result.stderr).split(separator: "\n").map(String.init)
     return lines.filter { $0.contains("error:") && !$0.contains("`- error:") }
   }

@@ -16,12 +16,12 @@ enum Python {
   }
 
   /// Runs `python3 -c script` with `stdin` as its standard input, and waits for it, for
-  /// `seconds` at most (see `Subprocess.run`).
+  /// `seconds` at most (see `Program.run`).
   static func run(
     _ script: String, stdin: Data, seconds: Double = 120,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) async throws -> (status: Int32, stdout: String, stderr: String) {
-    try await Subprocess.run(
+    try await Program.run(
       try interpreter().path, ["-c", script], stdin: stdin, seconds: seconds,
       fileID: fileID, filePath: filePath, line: line, column: column)
   }
@@ -60,7 +60,7 @@ enum Python {
       }
       return URL(fileURLWithPath: configured)
     }
-    guard let path = try? Subprocess.find("python3") else {
+    guard let path = try? Program.find("python3") else {
       throw Failure(description: "python3 is not on PATH: install Python 3, or set ARBOR_PYTHON to an interpreter")
     }
     return URL(fileURLWithPath: path)
