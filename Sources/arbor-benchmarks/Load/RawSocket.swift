@@ -16,6 +16,8 @@ struct RawSocket {
   let fd: Int32
   /// Bytes read and not yet taken as lines.
   private var pending: [UInt8] = []
+  /// Where `read` puts what it reads: allocated once per connection.
+  private var chunk = [UInt8](repeating: 0, count: 4096)
 
   init(connectingTo path: String) throws {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -61,8 +63,8 @@ struct RawSocket {
   /// Reads what the socket has, without waiting when it is non-blocking; false at the end
   /// of the stream.
   mutating func fill() throws -> Bool {
-    var chunk = [UInt8](repeating: 0, count: 65_536)
     while true {
+      let fd = self.fd
       let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
       if count > 0 {
         pending.append(contentsOf: chunk[0..<count])
@@ -110,10 +112,11 @@ func monotonicNanoseconds() -> UInt64 {
 extension Collection<UInt8> {
   /// Whether the bytes contain `needle` (short lines: a plain scan is enough).
   func contains(bytes needle: [UInt8]) -> Bool {
-    let haystack = Array(self)
-    guard needle.count <= haystack.count else { return false }
-    for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
-      if haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }
+    guard let first = needle.first else { return true }
+    var index = startIndex
+    while index != endIndex {
+      if self[index] == first, self[index...].starts(with: needle) { return true }
+      formIndex(after: &index)
     }
     return false
   }
