@@ -7,7 +7,7 @@
 SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # util-linux gives setpriv; python3 (Debian's, readable by every user) runs the clients
 # that the role tests start as another user.
-APT_PACKAGES := pkg-config util-linux python3
+APT_PACKAGES := pkg-config util-linux python3 libsqlite3-dev
 
 .PHONY: run tour test test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon clean
 
@@ -68,6 +68,9 @@ test: build python-deps
 	$(call run-tests,.build)
 
 # The whole suite under ThreadSanitizer or AddressSanitizer, each in its own build folder.
+# Sanitized code runs several times slower: waits get 60 s unless set otherwise.
+test-tsan test-asan: export ARBOR_TEST_DEADLINE_SECONDS ?= 60
+test-tsan: export TSAN_OPTIONS ?= suppressions=$(CURDIR)/scripts/tsan-suppressions.txt
 test-tsan: prerequisites python-deps
 	swift build $(SWIFT_BUILD_FLAGS) --build-tests --sanitize=thread --scratch-path .build-tsan
 	$(call run-tests,.build-tsan)

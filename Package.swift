@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "ArborTesting", targets: ["ArborTesting"]),
     .library(name: "ArborDaemon", targets: ["ArborDaemon"]),
     .library(name: "ArborClient", targets: ["ArborClient"]),
+    .library(name: "ArborStore", targets: ["ArborStore"]),
     .executable(name: "arbor-benchmarks", targets: ["arbor-benchmarks"]),
     .executable(name: "counterfactd", targets: ["counterfactd"]),
     .executable(name: "counterfact-tour", targets: ["counterfact-tour"]),
@@ -25,6 +26,7 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
     .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -79,6 +81,7 @@ let package = Package(
         "Arbor",
         "ArborJSON",
         "ArborRPC",
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
@@ -93,9 +96,15 @@ let package = Package(
       dependencies: [
         "ArborJSON",
         "ArborRPC",
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
       ]
+    ),
+    // The durable journal and snapshots, on SQLite through GRDB.
+    .target(
+      name: "ArborStore",
+      dependencies: ["Arbor", "ArborJSON", .product(name: "GRDB", package: "GRDB.swift")]
     ),
     .executableTarget(
       name: "arbor-benchmarks",
@@ -166,6 +175,10 @@ let package = Package(
         .product(name: "Subprocess", package: "swift-subprocess"),
         .product(name: "SystemPackage", package: "swift-system"),
       ]
+    ),
+    .testTarget(
+      name: "ArborStoreTests",
+      dependencies: ["ArborStore", "Arbor", "ArborJSON", "ArborTesting", .product(name: "GRDB", package: "GRDB.swift")]
     ),
     .testTarget(
       name: "ArborJSONTests",

@@ -2,7 +2,7 @@ import ArborJSON
 import ArborRPC
 import NIOCore
 import NIOPosix
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// One connection to an Arbor daemon's socket: calls with replies matched by id, and the
 /// notifications of its watches as an `AsyncSequence`.
@@ -29,7 +29,7 @@ public final class ArborConnection: Sendable {
     case waiting(CheckedContinuation<RPCResponse, any Error>)
   }
 
-  private let state = Mutex(State())
+  private let state = NIOLockedValueBox(State())
   private let notificationContinuation: AsyncStream<RPCRequest>.Continuation
   private let otherContinuation: AsyncStream<JSONValue>.Continuation
   /// The notifications the daemon sends (`state.changed`, `events.emitted`, `watch.closed`).
@@ -66,7 +66,7 @@ public final class ArborConnection: Sendable {
       Task {
         do {
           try await channel.executeThenClose { inbound, outbound in
-            connection.state.withLock {
+            connection.state.withLockedValue {
               $0.writer = outbound
               $0.channel = channel.channel
             }
@@ -94,12 +94,12 @@ public final class ArborConnection: Sendable {
 
   /// Calls a method and returns the whole response.
   public func request(_ method: String, _ params: JSONValue? = nil) async throws(ArborClientError) -> RPCResponse {
-    let id: RPCID = .number(state.withLock { state in
+    let id: RPCID = .number(state.withLockedValue { state in
       defer { state.nextID += 1 }
       return state.nextID
     })
     let buffer = ByteBuffer(bytes: RPCRequest(method: method, params: params, id: id).json.jsonLine)
-    let writer: NIOAsyncChannelOutboundWriter<ByteBuffer>? = state.withLock { state in
+    let writer: NIOAsyncChannelOutboundWriter<ByteBuffer>? = state.withLockedValue { state in
       guard !state.closed, let writer = state.writer else { return nil }
       state.pending[id] = .expected
       return writer
@@ -108,12 +108,12 @@ public final class ArborConnection: Sendable {
     do {
       try await writer.write(buffer)
     } catch {
-      _ = state.withLock { $0.pending.removeValue(forKey: id) }
+      _ = state.withLockedValue { $0.pending.removeValue(forKey: id) }
       throw .connectionClosed
     }
     do {
       return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<RPCResponse, any Error>) in
-        let outcome: Result<RPCResponse, ArborClientError>? = state.withLock { state in
+        let outcome: Result<RPCResponse, ArborClientError>? = state.withLockedValue { state in
           switch state.pending[id] {
           case .arrived(let response)?:
             state.pending[id] = nil
@@ -141,7 +141,7 @@ public final class ArborConnection: Sendable {
   /// Sends bytes as they are (tests of malformed input use it); replies arrive in
   /// ``otherMessages`` or as replies to the ids the bytes carry.
   public func sendRaw(_ bytes: [UInt8]) async throws(ArborClientError) {
-    guard let writer = state.withLock({ $0.closed ? nil : $0.writer }) else { throw .connectionClosed }
+    guard let writer = state.withLockedValue({ $0.closed ? nil : $0.writer }) else { throw .connectionClosed }
     do {
       try await writer.write(ByteBuffer(bytes: bytes))
     } catch {
@@ -151,7 +151,7 @@ public final class ArborConnection: Sendable {
 
   /// Closes the connection; calls still waiting fail with ``ArborClientError/connectionClosed``.
   public func close() {
-    let channel = state.withLock { state -> (any Channel)? in
+    let channel = state.withLockedValue { state -> (any Channel)? in
       defer {
         state.writer = nil
         state.channel = nil
@@ -183,7 +183,7 @@ public final class ArborConnection: Sendable {
       return
     }
     if let response = RPCResponse(value), response.id != .null {
-      let waiting: CheckedContinuation<RPCResponse, any Error>?? = state.withLock { state in
+      let waiting: CheckedContinuation<RPCResponse, any Error>?? = state.withLockedValue { state in
         switch state.pending[response.id] {
         case .expected?:
           state.pending[response.id] = .arrived(response)
@@ -204,7 +204,7 @@ public final class ArborConnection: Sendable {
   }
 
   private func closedByPeer() {
-    let waiting = state.withLock { state -> [CheckedContinuation<RPCResponse, any Error>] in
+    let waiting = state.withLockedValue { state -> [CheckedContinuation<RPCResponse, any Error>] in
       state.closed = true
       state.writer = nil
       state.channel = nil
@@ -219,10 +219,10 @@ public final class ArborConnection: Sendable {
 
 /// Resumes a continuation the first time only.
 private final class ResumeOnce: Sendable {
-  private let continuation: Mutex<CheckedContinuation<Void, Never>?>
-  init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = Mutex(continuation) }
+  private let continuation: NIOLockedValueBox<CheckedContinuation<Void, Never>?>
+  init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = NIOLockedValueBox(continuation) }
   func resume() {
-    let taken = continuation.withLock { value -> CheckedContinuation<Void, Never>? in
+    let taken = continuation.withLockedValue { value -> CheckedContinuation<Void, Never>? in
       defer { value = nil }
       return value
     }

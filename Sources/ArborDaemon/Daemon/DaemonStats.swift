@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import Foundation
 import Synchronization
 
@@ -18,17 +19,17 @@ final class DaemonStats: Sendable {
   }
 
   private let started = ContinuousClock.now
-  private let state = Mutex(State())
+  private let state = NIOLockedValueBox(State())
   /// The window the intent rate is averaged over, in seconds.
   let window = 10
 
-  func clientConnected() { state.withLock { $0.clients += 1 } }
-  func clientDisconnected() { state.withLock { $0.clients -= 1 } }
-  func intentStarted() { state.withLock { $0.intentsInFlight += 1 } }
+  func clientConnected() { state.withLockedValue { $0.clients += 1 } }
+  func clientDisconnected() { state.withLockedValue { $0.clients -= 1 } }
+  func intentStarted() { state.withLockedValue { $0.intentsInFlight += 1 } }
 
   func intentFinished() {
     let second = currentSecond()
-    state.withLock { state in
+    state.withLockedValue { state in
       state.intentsInFlight -= 1
       state.buckets[second, default: 0] += 1
       if state.buckets.count > window * 2 {
@@ -37,14 +38,14 @@ final class DaemonStats: Sendable {
     }
   }
 
-  var clients: Int { state.withLock { $0.clients } }
-  var intentsInFlight: Int { state.withLock { $0.intentsInFlight } }
+  var clients: Int { state.withLockedValue { $0.clients } }
+  var intentsInFlight: Int { state.withLockedValue { $0.intentsInFlight } }
 
   func snapshot() -> Snapshot {
     let now = currentSecond()
     let uptime = ContinuousClock.now - started
     let seconds = Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18
-    return state.withLock { state in
+    return state.withLockedValue { state in
       let recent = state.buckets.filter { $0.key > now - window && $0.key <= now }.values.reduce(0, +)
       let span = min(Double(window), max(seconds, 1))
       return Snapshot(uptime: seconds, clients: state.clients, intentsInFlight: state.intentsInFlight, intentsPerSecond: Double(recent) / span)

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import Arbor
 import ArborJSON
 import Dependencies
@@ -12,20 +13,20 @@ final class ModelHost<Root: Model>: TreeHost {
     var generation: UInt64
   }
 
-  private let current: Mutex<Current>
+  private let current: NIOLockedValueBox<Current>
   private let dependencies: @Sendable (inout DependencyValues) -> Void
 
   /// Anchors `root` (fresh or restored) with the user's dependency overrides.
   init(anchor: ModelAnchor<Root>, dependencies: @escaping @Sendable (inout DependencyValues) -> Void) {
-    self.current = Mutex(Current(anchor: anchor, generation: 0))
+    self.current = NIOLockedValueBox(Current(anchor: anchor, generation: 0))
     self.dependencies = dependencies
   }
 
-  var anchor: ModelAnchor<Root> { current.withLock { $0.anchor } }
+  var anchor: ModelAnchor<Root> { current.withLockedValue { $0.anchor } }
 
   var rootType: String { Root._$typeName }
   var revision: UInt64 { anchor.revision }
-  var generation: UInt64 { current.withLock { $0.generation } }
+  var generation: UInt64 { current.withLockedValue { $0.generation } }
 
   func state() throws -> (revision: UInt64, value: JSONValue) { try anchor.state() }
 
@@ -36,7 +37,7 @@ final class ModelHost<Root: Model>: TreeHost {
   func restore(_ record: SnapshotRecord) throws -> UInt64 {
     let revision = max(anchor.revision, record.revision) + 1
     let (_, restored) = try Root.andAnchor(restoring: record, revision: revision, dependencies)
-    let previous = current.withLock { current -> ModelAnchor<Root> in
+    let previous = current.withLockedValue { current -> ModelAnchor<Root> in
       let previous = current.anchor
       current.anchor = restored
       current.generation += 1
@@ -62,7 +63,7 @@ final class ModelHost<Root: Model>: TreeHost {
   }
 
   func events(limit: Int) -> (generation: UInt64, events: EmittedEvents) {
-    current.withLock { ($0.generation, $0.anchor.events(limit: limit)) }
+    current.withLockedValue { ($0.generation, $0.anchor.events(limit: limit)) }
   }
 
   var modelTypes: [any Model.Type] { Root.modelTypesInTree }

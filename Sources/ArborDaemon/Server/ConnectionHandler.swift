@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import ArborJSON
 import ArborRPC
 import Logging
@@ -283,16 +284,16 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
 /// The open connections, so that a stopping daemon can flush and close them.
 final class ConnectionRegistry: Sendable {
-  private let entries = Mutex<[Int: (outbox: Outbox, channel: any Channel)]>([:])
+  private let entries = NIOLockedValueBox<[Int: (outbox: Outbox, channel: any Channel)]>([:])
 
-  func add(id: Int, outbox: Outbox, channel: any Channel) { entries.withLock { $0[id] = (outbox, channel) } }
-  func remove(id: Int) { _ = entries.withLock { $0.removeValue(forKey: id) } }
+  func add(id: Int, outbox: Outbox, channel: any Channel) { entries.withLockedValue { $0[id] = (outbox, channel) } }
+  func remove(id: Int) { _ = entries.withLockedValue { $0.removeValue(forKey: id) } }
 
   /// Lets every connection write what it has queued, then close.
-  func finishAll() { for entry in entries.withLock({ Array($0.values) }) { entry.outbox.finish() } }
+  func finishAll() { for entry in entries.withLockedValue({ Array($0.values) }) { entry.outbox.finish() } }
 
   /// Closes the connections still open.
-  func closeAll() { for entry in entries.withLock({ Array($0.values) }) { entry.channel.close(promise: nil) } }
+  func closeAll() { for entry in entries.withLockedValue({ Array($0.values) }) { entry.channel.close(promise: nil) } }
 
-  var isEmpty: Bool { entries.withLock { $0.isEmpty } }
+  var isEmpty: Bool { entries.withLockedValue { $0.isEmpty } }
 }

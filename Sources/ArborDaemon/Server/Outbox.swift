@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import Synchronization
 
 /// What one connection has to send, in order: replies, notifications, and placeholders
@@ -53,14 +54,14 @@ final class Outbox: Sendable {
 
   let watchLimit: Int
   let byteLimit: Int
-  private let state: Mutex<State>
+  private let state: NIOLockedValueBox<State>
 
   /// `wake` is called, outside the outbox's lock, when there is something for a writer
   /// that is not already on its way.
   init(watchLimit: Int, byteLimit: Int, wake: @escaping @Sendable () -> Void) {
     self.watchLimit = watchLimit
     self.byteLimit = byteLimit
-    self.state = Mutex(State(wake: wake))
+    self.state = NIOLockedValueBox(State(wake: wake))
   }
 
   /// Queues a reply (never refused while open).
@@ -76,7 +77,7 @@ final class Outbox: Sendable {
 
   /// Drops what a watch has waiting and queues its resync in its place.
   func replaceWithResync(subscription: Int) {
-    let wake: (@Sendable () -> Void)? = state.withLock { state in
+    let wake: (@Sendable () -> Void)? = state.withLockedValue { state in
       guard !state.closed else { return nil }
       state.items.removeAll { item in
         guard case .bytes(let bytes, subscription?) = item, subscription == subscription else { return false }
@@ -91,7 +92,7 @@ final class Outbox: Sendable {
   }
 
   private func enqueue(_ item: Item, bounded: Bool) throws(Refusal) {
-    let result: Result<(@Sendable () -> Void)?, Refusal> = state.withLock { state in
+    let result: Result<(@Sendable () -> Void)?, Refusal> = state.withLockedValue { state in
       guard !state.closed else { return .failure(.closed) }
       if case .bytes(let bytes, let subscription) = item {
         if let subscription {
@@ -125,7 +126,7 @@ final class Outbox: Sendable {
   /// Everything waiting. One writer only; after `.nothing` it is woken when something
   /// comes, after `.finished` or `.closed` never again.
   func take() -> Taken {
-    state.withLock { state in
+    state.withLockedValue { state in
       state.wakePending = false
       if state.closed {
         state.wake = nil
@@ -147,11 +148,11 @@ final class Outbox: Sendable {
   }
 
   /// Whether the outbox was closed (by the connection, or for holding too much).
-  var isClosed: Bool { state.withLock { $0.closed } }
+  var isClosed: Bool { state.withLockedValue { $0.closed } }
 
   /// Lets the writer send what is waiting, then end.
   func finish() {
-    let wake = state.withLock { state -> (@Sendable () -> Void)? in
+    let wake = state.withLockedValue { state -> (@Sendable () -> Void)? in
       guard !state.finishing else { return nil }
       state.finishing = true
       return Self.takeWake(&state)
@@ -162,7 +163,7 @@ final class Outbox: Sendable {
   /// Closes the outbox: queued items are dropped, nothing more is taken, and the writer is
   /// let go of (the connection is gone).
   func close() {
-    state.withLock { state in
+    state.withLockedValue { state in
       state.closed = true
       state.items = []
       state.wake = nil

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import Arbor
 import ArborJSON
 import Logging
@@ -25,8 +26,8 @@ final class ChangePump: Sendable {
   let host: any TreeHost
   let hub: WatchHub
   let logger: Logger
-  private let state = Mutex(State())
-  private let eventTasks = Mutex<[Task<Void, Never>]>([])
+  private let state = NIOLockedValueBox(State())
+  private let eventTasks = NIOLockedValueBox<[Task<Void, Never>]>([])
 
   init(host: any TreeHost, hub: WatchHub, logger: Logger) {
     self.host = host
@@ -48,7 +49,7 @@ final class ChangePump: Sendable {
   /// Listens to the (current) tree and resets the hub from its state: at start, after a
   /// restore, when the hub fell behind. Every state watch gets a resync.
   func restart() {
-    let generation = state.withLock { state -> Int in
+    let generation = state.withLockedValue { state -> Int in
       state.generation += 1
       state.ready = false
       state.pending = []
@@ -56,7 +57,7 @@ final class ChangePump: Sendable {
       state.listener = nil
       return state.generation
     }
-    for task in eventTasks.withLock({ $0 }) { task.cancel() }
+    for task in eventTasks.withLockedValue({ $0 }) { task.cancel() }
     // Listened to first, read second: every revision after the state read arrives.
     let listener = host.listen { [weak self] delivery in self?.deliver(delivery, generation: generation) }
     let snapshot: (revision: UInt64, value: JSONValue)
@@ -71,7 +72,7 @@ final class ChangePump: Sendable {
       }
       return
     }
-    let caughtUp = state.withLock { state -> Bool in
+    let caughtUp = state.withLockedValue { state -> Bool in
       guard state.generation == generation else { return true }
       state.listener = listener
       hub.reset(document: snapshot.value, revision: snapshot.revision)
@@ -86,7 +87,7 @@ final class ChangePump: Sendable {
   }
 
   private func stop() {
-    state.withLock { state in
+    state.withLockedValue { state in
       state.generation += 1
       state.listener?.cancel()
       state.listener = nil
@@ -100,7 +101,7 @@ final class ChangePump: Sendable {
       logger.warning("the watch hub fell behind the tree; watchers get a resync")
       restartSoon()
     case .committed(let changeSet):
-      let applied = state.withLock { state -> Bool in
+      let applied = state.withLockedValue { state -> Bool in
         guard state.generation == generation else { return true }
         guard state.ready else {
           state.pending.append(changeSet)
@@ -129,13 +130,13 @@ final class ChangePump: Sendable {
   private func loop(_ makeRound: @escaping @Sendable () -> Task<Void, Never>) async {
     while !Task.isCancelled {
       let round = makeRound()
-      eventTasks.withLock { $0.append(round) }
+      eventTasks.withLockedValue { $0.append(round) }
       await withTaskCancellationHandler {
         await round.value
       } onCancel: {
         round.cancel()
       }
-      eventTasks.withLock { $0.removeAll { $0 == round } }
+      eventTasks.withLockedValue { $0.removeAll { $0 == round } }
     }
   }
 

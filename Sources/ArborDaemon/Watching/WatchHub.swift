@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import Arbor
 import ArborJSON
 import ArborRPC
@@ -45,22 +46,22 @@ final class WatchHub: Sendable {
 
   let historyLimit: Int
   private let logger: Logger
-  private let state = Mutex(State())
+  private let state = NIOLockedValueBox(State())
 
   init(historyLimit: Int, logger: Logger) {
     self.historyLimit = max(0, historyLimit)
     self.logger = logger
   }
 
-  var revision: UInt64 { state.withLock { $0.revision } }
-  var subscriptionCount: Int { state.withLock { $0.stateWatches.count + $0.eventWatches.count } }
+  var revision: UInt64 { state.withLockedValue { $0.revision } }
+  var subscriptionCount: Int { state.withLockedValue { $0.stateWatches.count + $0.eventWatches.count } }
 
   // MARK: - Feeding the hub
 
   /// Starts over from `document` at `revision` (at start, after a restore, or when the hub
   /// fell behind the tree): the history is dropped and every state watch gets a resync.
   func reset(document: JSONValue, revision: UInt64) {
-    state.withLock { state in
+    state.withLockedValue { state in
       state.document = document
       state.revision = revision
       state.history = []
@@ -76,7 +77,7 @@ final class WatchHub: Sendable {
   /// patch does not apply to the hub's copy (the caller then resets the hub from the tree).
   @discardableResult
   func apply(revision: UInt64, operations: [JSONPatchOperation]) -> Bool {
-    state.withLock { state in
+    state.withLockedValue { state in
       guard revision > state.revision else { return true }
       let before = state.document
       let after: JSONValue
@@ -113,7 +114,7 @@ final class WatchHub: Sendable {
   func publish(_ event: EmittedEvent) {
     guard event.isExportable, let payload = Self.encode(event.event) else { return }
     let source = event.sourcePath.description
-    state.withLock { state in
+    state.withLockedValue { state in
       guard !state.eventWatches.isEmpty else { return }
       let params: JSONValue = [
         "revision": .int(Int64(event.revision)),
@@ -152,63 +153,70 @@ final class WatchHub: Sendable {
   func watchState(
     outbox: Outbox, scope: JSONPointer, since: UInt64?, treeRevision: UInt64, reply: ([String: JSONValue]) -> [UInt8]
   ) throws(RPCError) {
-    try state.withLock { state throws(RPCError) in
-      let subscription = state.nextSubscription
-      if let since {
-        guard since <= treeRevision else {
-          throw RPCError.invalidParams(
-            "'since' is \(since) but the tree is at revision \(treeRevision)",
-            data: ["name": "org.arbor.InvalidParameter", "parameter": "since", "current": .int(Int64(treeRevision))])
-        }
-        let history = Self.ordered(state)
-        let oldestReplayable = (history.first?.revision ?? state.revision + 1) - 1
-        guard since >= oldestReplayable || since >= state.revision else {
-          throw RPCError(
-            code: ArborErrorCode.revisionCompacted, name: "org.arbor.RevisionCompacted",
-            message: "revision \(since) is older than the history kept (from \(oldestReplayable)); read the state again with state.get or watch without 'since'",
-            details: ["since": .int(Int64(since)), "oldest": .int(Int64(oldestReplayable)), "current": .int(Int64(state.revision))])
-        }
-        if !scope.tokens.isEmpty, (try? scope.resolve(in: state.document)) == nil {
-          throw ArborErrors.pathNotFound(scope.description)
-        }
-        state.nextSubscription += 1
-        let watch = StateWatch(outbox: outbox, scope: scope, skipThrough: max(since, state.revision))
-        outbox.send(reply(["subscription": .int(Int64(subscription)), "revision": .int(Int64(since))]))
-        var previous = history.last(where: { $0.revision <= since })?.document
-        for entry in history where entry.revision > since {
-          defer { previous = entry.document }
-          let view: ScopedPatch
-          if scope.tokens.isEmpty {
-            view = .operations(entry.operations)
-          } else if let before = previous {
-            view = ScopedPatch.scope(entry.operations, to: scope, before: before, after: entry.document)
-          } else {
-            view = .value(try? scope.resolve(in: entry.document))
+    // NIO's lock takes no typed-throwing closure: the error comes out as a result.
+    let outcome: Result<Void, RPCError> = state.withLockedValue { state in
+      do throws(RPCError) {
+        let subscription = state.nextSubscription
+        if let since {
+          guard since <= treeRevision else {
+            throw RPCError.invalidParams(
+              "'since' is \(since) but the tree is at revision \(treeRevision)",
+              data: ["name": "org.arbor.InvalidParameter", "parameter": "since", "current": .int(Int64(treeRevision))])
           }
-          if let line = Self.line(for: view, revision: entry.revision, subscription: subscription) {
-            outbox.send(line)
+          let history = Self.ordered(state)
+          let oldestReplayable = (history.first?.revision ?? state.revision + 1) - 1
+          guard since >= oldestReplayable || since >= state.revision else {
+            throw RPCError(
+              code: ArborErrorCode.revisionCompacted, name: "org.arbor.RevisionCompacted",
+              message: "revision \(since) is older than the history kept (from \(oldestReplayable)); read the state again with state.get or watch without 'since'",
+              details: ["since": .int(Int64(since)), "oldest": .int(Int64(oldestReplayable)), "current": .int(Int64(state.revision))])
           }
+          if !scope.tokens.isEmpty, (try? scope.resolve(in: state.document)) == nil {
+            throw ArborErrors.pathNotFound(scope.description)
+          }
+          state.nextSubscription += 1
+          let watch = StateWatch(outbox: outbox, scope: scope, skipThrough: max(since, state.revision))
+          outbox.send(reply(["subscription": .int(Int64(subscription)), "revision": .int(Int64(since))]))
+          var previous = history.last(where: { $0.revision <= since })?.document
+          for entry in history where entry.revision > since {
+            defer { previous = entry.document }
+            let view: ScopedPatch
+            if scope.tokens.isEmpty {
+              view = .operations(entry.operations)
+            } else if let before = previous {
+              view = ScopedPatch.scope(entry.operations, to: scope, before: before, after: entry.document)
+            } else {
+              view = .value(try? scope.resolve(in: entry.document))
+            }
+            if let line = Self.line(for: view, revision: entry.revision, subscription: subscription) {
+              outbox.send(line)
+            }
+          }
+          state.stateWatches[subscription] = watch
+        } else {
+          let value: JSONValue
+          do {
+            value = try scope.resolve(in: state.document)
+          } catch {
+            throw ArborErrors.pathNotFound(scope.description)
+          }
+          state.nextSubscription += 1
+          state.stateWatches[subscription] = StateWatch(outbox: outbox, scope: scope, skipThrough: state.revision)
+          outbox.send(reply([
+            "subscription": .int(Int64(subscription)), "revision": .int(Int64(state.revision)), "value": value,
+          ]))
         }
-        state.stateWatches[subscription] = watch
-      } else {
-        let value: JSONValue
-        do {
-          value = try scope.resolve(in: state.document)
-        } catch {
-          throw ArborErrors.pathNotFound(scope.description)
-        }
-        state.nextSubscription += 1
-        state.stateWatches[subscription] = StateWatch(outbox: outbox, scope: scope, skipThrough: state.revision)
-        outbox.send(reply([
-          "subscription": .int(Int64(subscription)), "revision": .int(Int64(state.revision)), "value": value,
-        ]))
+          return .success(())
+      } catch {
+        return .failure(error)
       }
     }
+    try outcome.get()
   }
 
   /// Registers an event watch and queues its reply.
   func watchEvents(outbox: Outbox, scope: JSONPointer, types: Set<String>?, reply: ([String: JSONValue]) -> [UInt8]) {
-    state.withLock { state in
+    state.withLockedValue { state in
       let subscription = state.nextSubscription
       state.nextSubscription += 1
       state.eventWatches[subscription] = EventWatch(outbox: outbox, scope: scope.description, types: types)
@@ -218,7 +226,7 @@ final class WatchHub: Sendable {
 
   /// Ends a watch of this connection; false when it has none with that number.
   func cancel(subscription: Int, of outbox: Outbox) -> Bool {
-    state.withLock { state in
+    state.withLockedValue { state in
       if let watch = state.stateWatches[subscription], watch.outbox === outbox {
         state.stateWatches[subscription] = nil
         return true
@@ -233,14 +241,14 @@ final class WatchHub: Sendable {
 
   /// Whether a connection has watches.
   func hasWatches(of outbox: Outbox) -> Bool {
-    state.withLock { state in
+    state.withLockedValue { state in
       state.stateWatches.values.contains { $0.outbox === outbox } || state.eventWatches.values.contains { $0.outbox === outbox }
     }
   }
 
   /// Ends every watch of a connection that went away.
   func removeAll(of outbox: Outbox) {
-    state.withLock { state in
+    state.withLockedValue { state in
       state.stateWatches = state.stateWatches.filter { $0.value.outbox !== outbox }
       state.eventWatches = state.eventWatches.filter { $0.value.outbox !== outbox }
     }
@@ -249,7 +257,7 @@ final class WatchHub: Sendable {
   /// The resync line of a coalesced state watch, built now: its value at the hub's
   /// revision. Later revisions follow it. Nil when the watch has ended.
   func resyncLine(subscription: Int) -> [UInt8]? {
-    state.withLock { state in
+    state.withLockedValue { state in
       guard var watch = state.stateWatches[subscription] else { return nil }
       watch.awaitingResync = false
       watch.skipThrough = state.revision

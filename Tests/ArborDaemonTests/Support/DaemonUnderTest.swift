@@ -30,6 +30,15 @@ struct DaemonUnderTest: Sendable {
     (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
   }
 
+  /// What each of the daemon's file descriptors is (`/proc/PID/fd`), for a failure message.
+  func describeFileDescriptors() -> String {
+    let directory = "/proc/\(pid)/fd"
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    return names.sorted { (Int($0) ?? 0) < (Int($1) ?? 0) }.map { name in
+      "\(name) → \((try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\(name)")) ?? "?")"
+    }.joined(separator: ", ")
+  }
+
   /// The daemon's resident memory in kB (`VmRSS`).
   func residentKilobytes() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),

@@ -1,0 +1,174 @@
+import Foundation
+
+
+/// Appends committed revisions to a ``Store`` in the order they are submitted, sharing one
+/// transaction among all the revisions submitted while the previous one was being written
+/// (group commit): with many clients, each transaction (and its fsync) carries many
+/// revisions, so throughput grows with the number of clients.
+///
+/// ``submit(_:)`` never waits: a daemon calls it from its commit path, in revision order.
+/// With `.always` the writer starts at once and ``durable(through:)`` returns when a
+/// revision's transaction is committed and synced; with `.batch` and `.off` the writer
+/// starts at most `window` after the first revision that waits.
+///
+/// ```swift
+/// let writer = JournalWriter(store: store)
+/// writer.submit(JournalEntry(revision: 7, time: Date(), patch: changeSet.patch))
+/// try await writer.durable(through: 7)   // then reply to the client
+/// ```
+public final class JournalWriter: Sendable {
+  public let store: Store
+  /// How long a revision may wait to be written under `.batch` and `.off`.
+  public let window: Duration
+
+  private struct Waiter {
+    let revision: UInt64
+    let continuation: CheckedContinuation<Void, any Error>
+  }
+
+  private struct State {
+    var queue: [JournalEntry] = []
+    var waiters: [Waiter] = []
+    /// A task is writing (and writes what is queued before it stops).
+    var writing = false
+    /// A start of the writer is scheduled (`.batch`, `.off`).
+    var scheduled = false
+    var transactions = 0
+    /// The newest revision submitted, and the newest written.
+    var submitted: UInt64 = 0
+    var written: UInt64 = 0
+    var failure: StoreError?
+  }
+
+  private let state = Locked(State())
+
+  /// `start` is the revision the journal holds up to already (a new writer waits for no
+  /// earlier revision).
+  public init(store: Store, after start: UInt64 = 0, window: Duration = .milliseconds(100)) {
+    self.store = store
+    self.window = window
+    state.withLock {
+      $0.submitted = start
+      $0.written = start
+    }
+  }
+
+  /// Transactions written so far, and the newest revision written.
+  public var progress: (transactions: Int, revision: UInt64) {
+    state.withLock { ($0.transactions, $0.written) }
+  }
+
+  /// How many submitted revisions are not written yet: the persistence lag.
+  public var lag: UInt64 { state.withLock { $0.submitted - $0.written } }
+
+  /// Queues a committed revision for the journal. Call in revision order; never waits.
+  public func submit(_ entry: JournalEntry) {
+    enum Next { case nothing, start, schedule }
+    let next: Next = state.withLock { state in
+      guard state.failure == nil else { return .nothing }
+      state.queue.append(entry)
+      state.submitted = max(state.submitted, entry.revision)
+      if state.writing { return .nothing }
+      if store.fsync == .always {
+        state.writing = true
+        return .start
+      }
+      if state.scheduled { return .nothing }
+      state.scheduled = true
+      return .schedule
+    }
+    switch next {
+    case .nothing: break
+    case .start: Task { await self.drain() }
+    case .schedule:
+      Task {
+        try? await Task.sleep(for: self.window)
+        self.kick()
+      }
+    }
+  }
+
+  /// Returns once every revision up to `revision` is written (committed, and synced under
+  /// `.always`); throws the store's error if writing failed.
+  public func durable(through revision: UInt64) async throws(StoreError) {
+    do {
+      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        enum Next { case failed(StoreError), done, wait, start }
+        let next: Next = state.withLock { state in
+          if let failure = state.failure { return .failed(failure) }
+          if state.written >= revision { return .done }
+          state.waiters.append(Waiter(revision: revision, continuation: continuation))
+          guard !state.writing else { return .wait }
+          // Someone waits: write now rather than at the end of the window.
+          state.writing = true
+          state.scheduled = false
+          return .start
+        }
+        switch next {
+        case .failed(let failure): continuation.resume(throwing: failure)
+        case .done: continuation.resume()
+        case .wait: break
+        case .start: Task { await self.drain() }
+        }
+      }
+    } catch {
+      throw error as? StoreError ?? StoreError(.io, path: store.path, "\(error)")
+    }
+  }
+
+  /// Submits a revision and, under `.always`, waits until it is durable.
+  public func append(_ entry: JournalEntry) async throws(StoreError) {
+    submit(entry)
+    if store.fsync == .always { try await durable(through: entry.revision) }
+  }
+
+  /// Returns once everything submitted so far is written.
+  public func flush() async throws(StoreError) {
+    try await durable(through: state.withLock { $0.submitted })
+  }
+
+  /// Starts writing what is queued, unless a write is under way (it takes it next).
+  private func kick() {
+    let start = state.withLock { state -> Bool in
+      state.scheduled = false
+      guard !state.writing, !state.queue.isEmpty else { return false }
+      state.writing = true
+      return true
+    }
+    if start { Task { await self.drain() } }
+  }
+
+  /// Writes transaction after transaction, in order, until nothing is queued.
+  private func drain() async {
+    while true {
+      let batch = state.withLock { state -> [JournalEntry] in
+        defer { state.queue = [] }
+        if state.queue.isEmpty { state.writing = false }
+        return state.queue
+      }
+      guard !batch.isEmpty else { return }
+      do {
+        try await store.append(batch)
+        let ready = state.withLock { state -> [Waiter] in
+          state.transactions += 1
+          state.written = max(state.written, batch.last?.revision ?? state.written)
+          let written = state.written
+          let ready = state.waiters.filter { $0.revision <= written }
+          state.waiters.removeAll { $0.revision <= written }
+          return ready
+        }
+        for waiter in ready { waiter.continuation.resume() }
+      } catch {
+        let waiters = state.withLock { state -> [Waiter] in
+          state.failure = error
+          state.queue = []
+          state.writing = false
+          defer { state.waiters = [] }
+          return state.waiters
+        }
+        for waiter in waiters { waiter.continuation.resume(throwing: error) }
+        return
+      }
+    }
+  }
+}

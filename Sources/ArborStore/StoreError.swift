@@ -1,0 +1,35 @@
+/// Why a store cannot be opened, read or written: each case says which file, what is
+/// wrong, and what to do.
+public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// What kind of problem it is, for programs.
+  public enum Kind: String, Sendable, Hashable {
+    /// The file is not an SQLite database (or its header is damaged).
+    case notADatabase
+    /// An SQLite database of something else.
+    case foreignDatabase
+    /// An Arbor store of another root model type.
+    case otherRoot
+    /// An Arbor store of the same root whose state has another shape.
+    case otherSchema
+    /// An Arbor store of a newer layout than this build reads.
+    case newerFormat
+    /// Damage inside the store: a snapshot or revision that cannot be read, or a gap.
+    case damaged
+    /// SQLite failed to read or write.
+    case io
+  }
+
+  public var kind: Kind
+  /// The database file.
+  public var path: String
+  /// What is wrong and what to do.
+  public var message: String
+
+  public init(_ kind: Kind, path: String, _ message: String) {
+    self.kind = kind
+    self.path = path
+    self.message = message
+  }
+
+  public var description: String { "\(path): \(message)" }
+}
