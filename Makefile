@@ -76,8 +76,9 @@ test-tsan: prerequisites python-deps
 	$(call run-tests,.build-tsan)
 
 # Leak checking is off unless ASAN_OPTIONS asks for it: trees anchored with `withAnchor()`
-# in the tests live, with their suspended tasks, until the process exits.
-test-asan: export ASAN_OPTIONS ?= detect_leaks=0
+# in the tests live, with their suspended tasks, until the process exits. The quarantine
+# of freed memory is kept small: the daemon's memory bounds are tested.
+test-asan: export ASAN_OPTIONS ?= detect_leaks=0:quarantine_size_mb=8
 test-asan: prerequisites python-deps
 	swift build $(SWIFT_BUILD_FLAGS) --build-tests --sanitize=address --scratch-path .build-asan
 	$(call run-tests,.build-asan)

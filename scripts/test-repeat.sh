@@ -31,8 +31,9 @@ case "${SANITIZE:-}" in
   address)
     scratch=(--sanitize=address --scratch-path .build-asan)
     # Leak checking is off unless asked for: trees anchored with `withAnchor()` in the tests
-    # live, with their suspended tasks, until the process exits (see Docs/Testing.md).
-    export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
+    # live, with their suspended tasks, until the process exits (see Docs/Testing.md). The
+    # quarantine of freed memory is kept small: the daemon's memory bounds are tested.
+    export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:quarantine_size_mb=8}"
     ;;
   *) echo "SANITIZE is '${SANITIZE}': it must be thread, address or empty" >&2; exit 2 ;;
 esac
