@@ -41,7 +41,10 @@ struct DaemonBenchmarks {
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let socket = directory + "/d.sock"
     let redisSocket = directory + "/redis.sock"
-    guard let daemon = start(Self.daemonBinary(), ["--socket", socket, "--state-dir", directory + "/state", "--max-connections", "4096", "--log-level", "warning"]) else {
+    // $ARBOR_DAEMON_ARGS adds options of the daemon's (`--event-loops 1`, for instance).
+    let extra = (ProcessInfo.processInfo.environment["ARBOR_DAEMON_ARGS"] ?? "").split(separator: " ").map(String.init)
+    if !extra.isEmpty { print("counterfactd \(extra.joined(separator: " "))") }
+    guard let daemon = start(Self.daemonBinary(), ["--socket", socket, "--state-dir", directory + "/state", "--max-connections", "4096", "--log-level", "warning"] + extra) else {
       print("cannot start counterfactd (\(Self.daemonBinary())); build it: swift build -c release --product counterfactd")
       return
     }

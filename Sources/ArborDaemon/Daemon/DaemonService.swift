@@ -42,7 +42,10 @@ struct DaemonService: Service {
     } catch {
       throw DaemonStartError(error.description)
     }
-    let serverChannel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    // One event loop per core unless `--event-loops` says otherwise.
+    let ownGroup = options.eventLoops > 0 ? MultiThreadedEventLoopGroup(numberOfThreads: options.eventLoops) : nil
+    defer { if let ownGroup { ownGroup.shutdownGracefully { _ in } } }
+    let serverChannel = try await ServerBootstrap(group: ownGroup ?? MultiThreadedEventLoopGroup.singleton)
       .serverChannelOption(.backlog, value: 1024)
       .childChannelOption(.allowRemoteHalfClosure, value: true)
       .childChannelInitializer { channel in

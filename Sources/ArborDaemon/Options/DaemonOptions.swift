@@ -42,6 +42,9 @@ public struct DaemonOptions: ParsableArguments, Sendable {
   @Option(name: .customLong("max-in-flight"), help: "Requests one connection may have running at once before the daemon stops reading from it.")
   public var maxInFlight: Int = 64
 
+  @Option(name: .customLong("event-loops"), help: "Threads that serve the connections (default 0: one per core).")
+  public var eventLoops: Int = 0
+
   @Option(name: .customLong("readers"), help: "Who may read and watch: comma-separated uid:N, gid:N (a bare number is a uid).")
   public var readers: PrincipalList = PrincipalList()
 

@@ -20,6 +20,27 @@ enum NotificationBytes {
     return line
   }
 
+  /// What a path watch is sent for one revision, written once for all its watchers: the
+  /// patch's JSON text, and `"exists":false,` when the watched path is gone.
+  struct Patch {
+    let json: [UInt8]
+    let extra: String
+
+    /// Nil when the revision did not touch the watched path.
+    init?(_ view: ScopedPatch) {
+      switch view {
+      case .unchanged:
+        return nil
+      case .operations(let operations):
+        json = NotificationBytes.patchJSON(operations)
+        extra = ""
+      case .value(let value):
+        json = NotificationBytes.patchJSON([.replace(.root, value ?? .null)])
+        extra = value == nil ? #""exists":false,"# : ""
+      }
+    }
+  }
+
   /// A notification with arbitrary params.
   static func notification(_ method: String, _ params: JSONValue) -> [UInt8] {
     RPCRequest.notification(method, params: params).json.jsonLine

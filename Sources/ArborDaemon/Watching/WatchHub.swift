@@ -92,16 +92,24 @@ final class WatchHub: Sendable {
       Self.record(Revision(revision: revision, operations: operations, document: after), in: &state, limit: historyLimit)
 
       var rootPatch: [UInt8]?
-      var scoped: [JSONPointer: ScopedPatch] = [:]
+      // Each scope's patch is worked out and written once, whatever the number of its
+      // watchers; a watcher's line only adds its subscription.
+      var scoped: [JSONPointer: NotificationBytes.Patch?] = [:]
       for (subscription, watch) in state.stateWatches where !watch.awaitingResync && revision > watch.skipThrough {
         let line: [UInt8]
         if watch.scope.tokens.isEmpty {
           if rootPatch == nil { rootPatch = NotificationBytes.patchJSON(operations) }
           line = NotificationBytes.stateChanged(patchJSON: rootPatch!, revision: revision, subscription: subscription)
         } else {
-          let view = scoped[watch.scope] ?? ScopedPatch.scope(operations, to: watch.scope, before: before, after: after)
-          scoped[watch.scope] = view
-          guard let built = Self.line(for: view, revision: revision, subscription: subscription) else { continue }
+          let patch: NotificationBytes.Patch?
+          if let known = scoped[watch.scope] {
+            patch = known
+          } else {
+            patch = NotificationBytes.Patch(ScopedPatch.scope(operations, to: watch.scope, before: before, after: after))
+            scoped[watch.scope] = patch
+          }
+          guard let patch else { continue }
+          let built = NotificationBytes.stateChanged(patchJSON: patch.json, revision: revision, subscription: subscription, extra: patch.extra)
           line = built
         }
         deliver(line, to: subscription, watch: watch, in: &state)
@@ -286,17 +294,8 @@ final class WatchHub: Sendable {
   }
 
   private static func line(for view: ScopedPatch, revision: UInt64, subscription: Int) -> [UInt8]? {
-    switch view {
-    case .unchanged:
-      return nil
-    case .operations(let operations):
-      return NotificationBytes.stateChanged(
-        patchJSON: NotificationBytes.patchJSON(operations), revision: revision, subscription: subscription)
-    case .value(let value):
-      let patch = NotificationBytes.patchJSON([.replace(.root, value ?? .null)])
-      return NotificationBytes.stateChanged(
-        patchJSON: patch, revision: revision, subscription: subscription, extra: value == nil ? #""exists":false,"# : "")
-    }
+    guard let patch = NotificationBytes.Patch(view) else { return nil }
+    return NotificationBytes.stateChanged(patchJSON: patch.json, revision: revision, subscription: subscription, extra: patch.extra)
   }
 
   private static func record(_ entry: Revision, in state: inout State, limit: Int) {

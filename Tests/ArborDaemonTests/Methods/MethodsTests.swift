@@ -119,6 +119,18 @@ import Testing
     }
   }
 
+  @Test func oneEventLoopServesSeveralClients() async throws {
+    try await withDaemon(arguments: ["--event-loops", "1"]) { daemon, _ in
+      let clients = [try await daemon.connect(), try await daemon.connect(), try await daemon.connect()]
+      try await clients[0].call("intent.call", ["intent": "addButtonTapped"])
+      for client in clients {
+        try await client.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
+      }
+      let count = try await clients[2].call("state.get", ["path": "/counters/0/counter/count"])
+      #expect(count == ["revision": 4, "value": 3])
+    }
+  }
+
   @Test func unknownMethodsAndParametersAreNamed() async throws {
     try await withDaemon { daemon, _ in
       let client = try await daemon.connect()
