@@ -78,6 +78,7 @@ let package = Package(
     .target(
       name: "ArborDaemon",
       dependencies: [
+        "ArborStore",
         "Arbor",
         "ArborJSON",
         "ArborRPC",

@@ -1,3 +1,4 @@
+import ArborStore
 import ArgumentParser
 
 /// The daemon's command-line options, embeddable in the user's own command.
@@ -61,6 +62,5 @@ public struct DaemonOptions: ParsableArguments, Sendable {
 }
 
 /// When journalled revisions are made durable (`--fsync`).
-public enum FsyncPolicy: String, ExpressibleByArgument, Sendable, CaseIterable {
-  case always, batch, off
-}
+/// `--fsync` takes the store's policies by name: `always`, `batch`, `off`.
+extension FsyncPolicy: ExpressibleByArgument {}
