@@ -105,7 +105,11 @@ let package = Package(
     // The durable journal and snapshots, on SQLite through GRDB.
     .target(
       name: "ArborStore",
-      dependencies: ["Arbor", "ArborJSON", .product(name: "GRDB", package: "GRDB.swift")]
+      dependencies: [
+        "Arbor", "ArborJSON",
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+      ]
     ),
     .executableTarget(
       name: "arbor-benchmarks",

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 
 /// Appends committed revisions to a ``Store`` in the order they are submitted, sharing one
@@ -40,14 +41,14 @@ public final class JournalWriter: Sendable {
     var failure: StoreError?
   }
 
-  private let state = Locked(State())
+  private let state = NIOLockedValueBox(State())
 
   /// `start` is the revision the journal holds up to already (a new writer waits for no
   /// earlier revision).
   public init(store: Store, after start: UInt64 = 0, window: Duration = .milliseconds(100)) {
     self.store = store
     self.window = window
-    state.withLock {
+    state.withLockedValue {
       $0.submitted = start
       $0.written = start
     }
@@ -55,16 +56,16 @@ public final class JournalWriter: Sendable {
 
   /// Transactions written so far, and the newest revision written.
   public var progress: (transactions: Int, revision: UInt64) {
-    state.withLock { ($0.transactions, $0.written) }
+    state.withLockedValue { ($0.transactions, $0.written) }
   }
 
   /// How many submitted revisions are not written yet: the persistence lag.
-  public var lag: UInt64 { state.withLock { $0.submitted - $0.written } }
+  public var lag: UInt64 { state.withLockedValue { $0.submitted - $0.written } }
 
   /// Queues a committed revision for the journal. Call in revision order; never waits.
   public func submit(_ entry: JournalEntry) {
     enum Next { case nothing, start, schedule }
-    let next: Next = state.withLock { state in
+    let next: Next = state.withLockedValue { state in
       guard state.failure == nil else { return .nothing }
       state.queue.append(entry)
       state.submitted = max(state.submitted, entry.revision)
@@ -94,7 +95,7 @@ public final class JournalWriter: Sendable {
     do {
       try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
         enum Next { case failed(StoreError), done, wait, start }
-        let next: Next = state.withLock { state in
+        let next: Next = state.withLockedValue { state in
           if let failure = state.failure { return .failed(failure) }
           if state.written >= revision { return .done }
           state.waiters.append(Waiter(revision: revision, continuation: continuation))
@@ -124,12 +125,12 @@ public final class JournalWriter: Sendable {
 
   /// Returns once everything submitted so far is written.
   public func flush() async throws(StoreError) {
-    try await durable(through: state.withLock { $0.submitted })
+    try await durable(through: state.withLockedValue { $0.submitted })
   }
 
   /// Starts writing what is queued, unless a write is under way (it takes it next).
   private func kick() {
-    let start = state.withLock { state -> Bool in
+    let start = state.withLockedValue { state -> Bool in
       state.scheduled = false
       guard !state.writing, !state.queue.isEmpty else { return false }
       state.writing = true
@@ -141,7 +142,7 @@ public final class JournalWriter: Sendable {
   /// Writes transaction after transaction, in order, until nothing is queued.
   private func drain() async {
     while true {
-      let batch = state.withLock { state -> [JournalEntry] in
+      let batch = state.withLockedValue { state -> [JournalEntry] in
         defer { state.queue = [] }
         if state.queue.isEmpty { state.writing = false }
         return state.queue
@@ -149,7 +150,7 @@ public final class JournalWriter: Sendable {
       guard !batch.isEmpty else { return }
       do {
         try await store.append(batch)
-        let ready = state.withLock { state -> [Waiter] in
+        let ready = state.withLockedValue { state -> [Waiter] in
           state.transactions += 1
           state.written = max(state.written, batch.last?.revision ?? state.written)
           let written = state.written
@@ -159,7 +160,7 @@ public final class JournalWriter: Sendable {
         }
         for waiter in ready { waiter.continuation.resume() }
       } catch {
-        let waiters = state.withLock { state -> [Waiter] in
+        let waiters = state.withLockedValue { state -> [Waiter] in
           state.failure = error
           state.queue = []
           state.writing = false

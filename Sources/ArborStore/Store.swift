@@ -100,13 +100,22 @@ public final class Store: Sendable {
   /// with `fsync: .always`, synced).
   public func append(_ entries: [JournalEntry]) async throws(StoreError) {
     guard !entries.isEmpty else { return }
-    let rows = entries.map { entry in
-      (Int64(bitPattern: entry.revision), entry.time.timeIntervalSince1970, entry.intent, entry.target, Self.text(entry.patch))
+    var rows: [(Int64, Double, String?, String?, String)] = []
+    rows.reserveCapacity(entries.count)
+    for entry in entries {
+      let patch: String
+      do {
+        patch = try JSONValueEncoder().encode(entry.patch).jsonString
+      } catch {
+        throw StoreError(.io, path: path, "the patch of revision \(entry.revision) could not be encoded: \(error)")
+      }
+      rows.append((Int64(bitPattern: entry.revision), entry.time.timeIntervalSince1970, entry.intent, entry.target, patch))
     }
+    let encoded = rows
     do {
       try await pool.write { db in
         let statement = try db.cachedStatement(sql: "INSERT INTO journal (revision, time, intent, target, patch) VALUES (?, ?, ?, ?, ?)")
-        for row in rows {
+        for row in encoded {
           try statement.execute(arguments: [row.0, row.1, row.2, row.3, row.4])
         }
       }
@@ -259,10 +268,6 @@ public final class Store: Sendable {
   }
 
   // MARK: - Errors
-
-  private static func text(_ patch: JSONPatch) -> String {
-    (try? JSONValueEncoder().encode(patch).jsonString) ?? "[]"
-  }
 
   static func classify(_ error: any Error, path: String) -> StoreError {
     if let error = error as? StoreError { return error }

@@ -99,7 +99,7 @@ final class ChangeSetRelay: Sendable {
       state.queue.append(changeSet)
       // A listener that cannot keep up (its calls take longer than the commits they
       // follow) is told once and dropped, instead of the queue growing without bound.
-      let limit = state.listeners.values.map(\.limit).min() ?? .max
+      let limit = state.listeners.values.lazy.map(\.limit).min() ?? .max
       guard state.queue.count > limit else { return [] }
       let dropped = state.listeners.filter { $0.value.limit < state.queue.count }
       for (id, listener) in dropped {

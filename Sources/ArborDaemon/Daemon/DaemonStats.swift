@@ -27,10 +27,13 @@ final class DaemonStats: Sendable {
   func clientDisconnected() { state.withLockedValue { $0.clients -= 1 } }
   func intentStarted() { state.withLockedValue { $0.intentsInFlight += 1 } }
 
-  func intentFinished() {
+  /// An intent ended; `counted: false` when it did not run after all (it goes on in a
+  /// task, and is counted when that ends), so it is not in the rate twice.
+  func intentFinished(counted: Bool = true) {
     let second = currentSecond()
     state.withLockedValue { state in
       state.intentsInFlight -= 1
+      guard counted else { return }
       state.buckets[second, default: 0] += 1
       if state.buckets.count > window * 2 {
         state.buckets = state.buckets.filter { $0.key > second - window }

@@ -67,13 +67,15 @@ final class RequestHandler: Sendable {
         let call = try IntentCall(params)
         if call.wait == .settled { return .later(call) }
         stats.intentStarted()
-        defer { stats.intentFinished() }
         let outcome: (revision: UInt64, result: JSONValue)?
         do {
           outcome = try host.callSynchronously(call.intent, on: call.target, parameters: call.arguments)
         } catch {
+          stats.intentFinished()
           throw Self.rpcError(error)
         }
+        // An `async` intent did not run here: `finish` counts it when it does.
+        stats.intentFinished(counted: outcome != nil)
         guard let outcome else { return .later(call) }
         return .done(.success(["revision": .int(Int64(outcome.revision)), "result": outcome.result]))
       }

@@ -147,9 +147,6 @@ final class Outbox: Sendable {
     }
   }
 
-  /// Whether the outbox was closed (by the connection, or for holding too much).
-  var isClosed: Bool { state.withLockedValue { $0.closed } }
-
   /// Lets the writer send what is waiting, then end.
   func finish() {
     let wake = state.withLockedValue { state -> (@Sendable () -> Void)? in
