@@ -172,6 +172,8 @@ let package = Package(
       dependencies: [
         "ArborDaemon",
         "ArborClient",
+        "ArborStore",
+        .product(name: "GRDB", package: "GRDB.swift"),
         "ArborJSON",
         "ArborRPC",
         "ArborTesting",

@@ -24,7 +24,7 @@ public final class JournalWriter: Sendable {
 
   private struct Waiter {
     let revision: UInt64
-    let continuation: CheckedContinuation<Void, any Error>
+    let done: @Sendable (StoreError?) -> Void
   }
 
   private struct State {
@@ -92,30 +92,60 @@ public final class JournalWriter: Sendable {
   /// Returns once every revision up to `revision` is written (committed, and synced under
   /// `.always`); throws the store's error if writing failed.
   public func durable(through revision: UInt64) async throws(StoreError) {
-    do {
-      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-        enum Next { case failed(StoreError), done, wait, start }
-        let next: Next = state.withLockedValue { state in
-          if let failure = state.failure { return .failed(failure) }
-          if state.written >= revision { return .done }
-          state.waiters.append(Waiter(revision: revision, continuation: continuation))
-          guard !state.writing else { return .wait }
-          // Someone waits: write now rather than at the end of the window.
-          state.writing = true
-          state.scheduled = false
-          return .start
-        }
-        switch next {
-        case .failed(let failure): continuation.resume(throwing: failure)
-        case .done: continuation.resume()
-        case .wait: break
-        case .start: Task { await self.drain() }
-        }
-      }
-    } catch {
-      throw error as? StoreError ?? StoreError(.io, path: store.path, "\(error)")
+    let failure: StoreError? = await withCheckedContinuation { continuation in
+      whenDurable(through: revision) { continuation.resume(returning: $0) }
+    }
+    if let failure { throw failure }
+  }
+
+  /// Calls `done` once every revision up to `revision` is written (with nil), or writing
+  /// failed (with the error): at once when that is already so, else on the thread that
+  /// finished the write. Starts a write now when one is not under way.
+  ///
+  /// ```swift
+  /// writer.whenDurable(through: 7) { error in eventLoop.execute { reply(error) } }
+  /// ```
+  public func whenDurable(through revision: UInt64, _ done: @escaping @Sendable (StoreError?) -> Void) {
+    enum Next { case failed(StoreError), done, wait, start }
+    let next: Next = state.withLockedValue { state in
+      if let failure = state.failure { return .failed(failure) }
+      if state.written >= revision { return .done }
+      state.waiters.append(Waiter(revision: revision, done: done))
+      guard !state.writing else { return .wait }
+      // Someone waits: write now rather than at the end of the window.
+      state.writing = true
+      state.scheduled = false
+      return .start
+    }
+    switch next {
+    case .failed(let failure): done(failure)
+    case .done: done(nil)
+    case .wait: break
+    case .start: Task { await self.drain() }
     }
   }
+
+  /// Counts every revision up to `revision` as written: a snapshot of that revision was
+  /// saved, so the revisions before it need no journal entry. Waiters up to it are released.
+  public func advance(to revision: UInt64) {
+    let ready = state.withLockedValue { state -> [Waiter] in
+      state.submitted = max(state.submitted, revision)
+      state.written = max(state.written, revision)
+      return Self.takeReady(&state)
+    }
+    for waiter in ready { waiter.done(nil) }
+  }
+
+  private static func takeReady(_ state: inout State) -> [Waiter] {
+    let written = state.written
+    guard state.waiters.contains(where: { $0.revision <= written }) else { return [] }
+    let ready = state.waiters.filter { $0.revision <= written }
+    state.waiters.removeAll { $0.revision <= written }
+    return ready
+  }
+
+  /// The error that stopped the writer, if one did: nothing is written after it.
+  public var failure: StoreError? { state.withLockedValue { $0.failure } }
 
   /// Submits a revision and, under `.always`, waits until it is durable.
   public func append(_ entry: JournalEntry) async throws(StoreError) {
@@ -153,12 +183,9 @@ public final class JournalWriter: Sendable {
         let ready = state.withLockedValue { state -> [Waiter] in
           state.transactions += 1
           state.written = max(state.written, batch.last?.revision ?? state.written)
-          let written = state.written
-          let ready = state.waiters.filter { $0.revision <= written }
-          state.waiters.removeAll { $0.revision <= written }
-          return ready
+          return Self.takeReady(&state)
         }
-        for waiter in ready { waiter.continuation.resume() }
+        for waiter in ready { waiter.done(nil) }
       } catch {
         let waiters = state.withLockedValue { state -> [Waiter] in
           state.failure = error
@@ -167,7 +194,7 @@ public final class JournalWriter: Sendable {
           defer { state.waiters = [] }
           return state.waiters
         }
-        for waiter in waiters { waiter.continuation.resume(throwing: error) }
+        for waiter in waiters { waiter.done(error) }
         return
       }
     }

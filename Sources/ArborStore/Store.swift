@@ -20,18 +20,43 @@ public final class Store: Sendable {
   /// The database file.
   public let path: String
   public let fsync: FsyncPolicy
+  /// The schema hash the file recorded when it was opened; nil for a new store.
+  public let recordedSchema: String?
+  /// What the write-ahead log held when the store was opened: an incomplete last
+  /// transaction (a write cut short by a crash) is dropped by SQLite, and reported here.
+  public let writeAheadLog: WriteAheadLog.Inspection
   let pool: DatabasePool
 
-  private init(path: String, fsync: FsyncPolicy, pool: DatabasePool) {
+  /// Snapshot records are written in parts of this size, one transaction each.
+  static let partSize = 1 << 20
+
+  private init(path: String, fsync: FsyncPolicy, recordedSchema: String?, writeAheadLog: WriteAheadLog.Inspection, pool: DatabasePool) {
     self.path = path
     self.fsync = fsync
+    self.recordedSchema = recordedSchema
+    self.writeAheadLog = writeAheadLog
     self.pool = pool
   }
 
   /// Opens the store at `path`, creating it when there is no file. A file that is not an
   /// SQLite database, a database that is not an Arbor store, a store of another root type
-  /// or schema, or of a newer layout, is refused with a ``StoreError`` that says what to do.
-  public static func open(at path: String, root: String, schema: String, fsync: FsyncPolicy) throws(StoreError) -> Store {
+  /// or of a newer layout is refused with a ``StoreError`` that says what to do; so is a
+  /// store of another schema, unless `allowingOtherSchema` (the caller then migrates the
+  /// recovered record, see ``recordedSchema``).
+  public static func open(
+    at path: String, root: String, schema: String, fsync: FsyncPolicy, allowingOtherSchema: Bool = false
+  ) throws(StoreError) -> Store {
+    let inspection: WriteAheadLog.Inspection
+    do {
+      inspection = try WriteAheadLog.inspect(path + "-wal")
+    } catch {
+      throw StoreError(.io, path: path + "-wal", "the write-ahead log cannot be read: \(error)")
+    }
+    if case .damaged(let reason) = inspection {
+      throw StoreError(
+        .damaged, path: path + "-wal",
+        "the write-ahead log is damaged (\(reason)); SQLite would silently drop the transactions after the damage. Restore the database and its -wal file from a backup, or move the -wal file away to start from the revisions the database file holds.")
+    }
     var configuration = Configuration()
     configuration.prepareDatabase { db in
       try db.execute(sql: "PRAGMA synchronous = \(fsync.synchronous)")
@@ -42,14 +67,13 @@ public final class Store: Sendable {
     } catch {
       throw classify(error, path: path)
     }
-    let store = Store(path: path, fsync: fsync, pool: pool)
-    try store.prepare(root: root, schema: schema)
-    return store
+    let recorded = try prepare(pool, path: path, root: root, schema: schema, allowingOtherSchema: allowingOtherSchema)
+    return Store(path: path, fsync: fsync, recordedSchema: recorded, writeAheadLog: inspection, pool: pool)
   }
 
-  /// Creates the tables of a new store, or checks that the file is one of ours.
-  private func prepare(root: String, schema: String) throws(StoreError) {
-    let path = self.path
+  /// Creates the tables of a new store, or checks that the file is one of ours; returns
+  /// the schema the file recorded.
+  private static func prepare(_ pool: DatabasePool, path: String, root: String, schema: String, allowingOtherSchema: Bool) throws(StoreError) -> String? {
     do {
       let tables = try pool.read { db in
         try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
@@ -60,6 +84,7 @@ public final class Store: Sendable {
           .foreignDatabase, path: path,
           "this SQLite database is not an Arbor store (its tables: \(tables.sorted().joined(separator: ", "))). Point --state-dir at a directory of its own.")
       }
+      var recorded: String?
       if !isNew {
         let info = try pool.read { db in
           try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM store_info").map { ($0["key"] as String, $0["value"] as String) })
@@ -74,7 +99,8 @@ public final class Store: Sendable {
             .otherRoot, path: path,
             "the store holds a tree of \(found), and this daemon hosts \(root): point --state-dir at this daemon's own directory, or move the file away to start fresh.")
         }
-        if let found = info["schema"], found != schema {
+        recorded = info["schema"]
+        if let found = recorded, found != schema, !allowingOtherSchema {
           throw StoreError(
             .otherSchema, path: path,
             "the store's state has schema \(found), and \(root) now has \(schema): give \(root) a `migrate` that upgrades the older records, or move the file away to start fresh.")
@@ -82,10 +108,16 @@ public final class Store: Sendable {
       }
       try StoreSchema.migrator.migrate(pool)
       try pool.write { db in
-        for (key, value) in [("format", String(StoreSchema.format)), ("root", root), ("schema", schema)] {
+        for (key, value) in [("format", String(StoreSchema.format)), ("root", root)] {
           try db.execute(sql: "INSERT OR REPLACE INTO store_info (key, value) VALUES (?, ?)", arguments: [key, value])
         }
+        if recorded == nil {
+          try db.execute(sql: "INSERT OR REPLACE INTO store_info (key, value) VALUES ('schema', ?)", arguments: [schema])
+        }
+        // Parts of a snapshot that a crash cut short.
+        try db.execute(sql: "DELETE FROM snapshot_parts WHERE revision NOT IN (SELECT revision FROM snapshots)")
       }
+      return recorded
     } catch let error as StoreError {
       throw error
     } catch {
@@ -93,164 +125,12 @@ public final class Store: Sendable {
     }
   }
 
-  // MARK: - Writing
-
-  /// Appends committed revisions to the journal in one transaction. Runs on GRDB's writer
-  /// queue, never on the caller's thread; returns once the transaction is committed (and,
-  /// with `fsync: .always`, synced).
-  public func append(_ entries: [JournalEntry]) async throws(StoreError) {
-    guard !entries.isEmpty else { return }
-    var rows: [(Int64, Double, String?, String?, String)] = []
-    rows.reserveCapacity(entries.count)
-    for entry in entries {
-      let patch: String
-      do {
-        patch = try JSONValueEncoder().encode(entry.patch).jsonString
-      } catch {
-        throw StoreError(.io, path: path, "the patch of revision \(entry.revision) could not be encoded: \(error)")
-      }
-      rows.append((Int64(bitPattern: entry.revision), entry.time.timeIntervalSince1970, entry.intent, entry.target, patch))
-    }
-    let encoded = rows
+  /// Records `schema` as the schema of the store's state, once the state was migrated to it
+  /// and a snapshot of the migrated state was saved.
+  public func recordSchema(_ schema: String) async throws(StoreError) {
     do {
       try await pool.write { db in
-        let statement = try db.cachedStatement(sql: "INSERT INTO journal (revision, time, intent, target, patch) VALUES (?, ?, ?, ?, ?)")
-        for row in encoded {
-          try statement.execute(arguments: [row.0, row.1, row.2, row.3, row.4])
-        }
-      }
-    } catch {
-      throw Self.classify(error, path: path)
-    }
-  }
-
-  /// Writes a snapshot record, and drops the snapshots before it and the journal entries
-  /// up to `trimThrough` (the revisions older than the history window).
-  public func saveSnapshot(_ record: SnapshotRecord, trimThrough: UInt64? = nil) async throws(StoreError) {
-    let bytes: Data
-    do {
-      bytes = try JSONValueEncoder().encode(record).jsonData()
-    } catch {
-      throw StoreError(.io, path: path, "the snapshot record could not be encoded: \(error)")
-    }
-    let revision = Int64(bitPattern: record.revision)
-    let created = record.createdAt.timeIntervalSince1970
-    let trim = trimThrough.map { Int64(bitPattern: min($0, record.revision)) }
-    do {
-      try await pool.write { db in
-        try db.execute(
-          sql: "INSERT OR REPLACE INTO snapshots (revision, created_at, record) VALUES (?, ?, ?)",
-          arguments: [revision, created, bytes])
-        try db.execute(sql: "DELETE FROM snapshots WHERE revision < ?", arguments: [revision])
-        if let trim { try db.execute(sql: "DELETE FROM journal WHERE revision <= ?", arguments: [trim]) }
-      }
-    } catch {
-      throw Self.classify(error, path: path)
-    }
-  }
-
-  // MARK: - Reading
-
-  /// What a start begins from.
-  public struct Recovery: Sendable {
-    /// The newest state: the newest snapshot with every later journalled revision applied;
-    /// nil for a new store.
-    public var record: SnapshotRecord?
-    /// The revision of the snapshot the state was rebuilt from.
-    public var snapshotRevision: UInt64?
-    /// How many journalled revisions were applied to it.
-    public var replayed: Int
-  }
-
-  /// Rebuilds the newest state from the newest snapshot and the journal after it, applying
-  /// the patches to the snapshot's JSON state (no intent runs). A gap in the journal, a
-  /// patch that does not apply or a record that cannot be read is ``StoreError/Kind/damaged``.
-  public func recover() throws(StoreError) -> Recovery {
-    let path = self.path
-    do {
-      return try pool.read { db in
-        var record: SnapshotRecord?
-        if let row = try Row.fetchOne(db, sql: "SELECT revision, record FROM snapshots ORDER BY revision DESC LIMIT 1") {
-          let bytes: Data = row["record"]
-          do {
-            record = try JSONValueDecoder().decode(SnapshotRecord.self, from: JSONValue(parsing: bytes))
-          } catch {
-            throw StoreError(
-              .damaged, path: path,
-              "the snapshot of revision \(row["revision"] as Int64) cannot be read (\(error)): restore the file from a backup, or move it away to start fresh.")
-          }
-        }
-        let snapshotRevision = record?.revision
-        let after = Int64(bitPattern: snapshotRevision ?? 0)
-        let cursor = try Row.fetchCursor(db, sql: "SELECT revision, time, patch FROM journal WHERE revision > ? ORDER BY revision", arguments: [after])
-        var replayed = 0
-        var state = record?.state
-        var revision = snapshotRevision ?? 0
-        var last = record?.createdAt ?? Date()
-        while let row = try cursor.next() {
-          let next = UInt64(bitPattern: row["revision"] as Int64)
-          guard next == revision + 1 else {
-            throw StoreError(
-              .damaged, path: path,
-              "the journal jumps from revision \(revision) to \(next): revisions are missing. Restore the file from a backup, or move it away to start fresh.")
-          }
-          guard let current = state else {
-            throw StoreError(
-              .damaged, path: path,
-              "the journal holds revision \(next) but there is no snapshot to apply it to: restore the file from a backup, or move it away to start fresh.")
-          }
-          do {
-            let patch = try JSONValueDecoder().decode(JSONPatch.self, from: JSONValue(parsing: row["patch"] as String))
-            state = try patch.apply(to: current)
-          } catch {
-            throw StoreError(
-              .damaged, path: path,
-              "revision \(next) of the journal cannot be applied (\(error)): restore the file from a backup, or move it away to start fresh.")
-          }
-          revision = next
-          last = Date(timeIntervalSince1970: row["time"])
-          replayed += 1
-        }
-        guard var rebuilt = record, let state else { return Recovery(record: nil, snapshotRevision: nil, replayed: 0) }
-        rebuilt.state = state
-        rebuilt.revision = revision
-        rebuilt.createdAt = last
-        return Recovery(record: rebuilt, snapshotRevision: snapshotRevision, replayed: replayed)
-      }
-    } catch let error as StoreError {
-      throw error
-    } catch {
-      throw Self.classify(error, path: path)
-    }
-  }
-
-  /// The journalled revisions after `since`, oldest first, at most `limit`.
-  public func journal(since: UInt64, limit: Int) throws(StoreError) -> [JournalEntry] {
-    do {
-      return try pool.read { db in
-        try Row.fetchAll(
-          db, sql: "SELECT revision, time, intent, target, patch FROM journal WHERE revision > ? ORDER BY revision LIMIT ?",
-          arguments: [Int64(bitPattern: since), limit]
-        ).map { row in
-          JournalEntry(
-            revision: UInt64(bitPattern: row["revision"] as Int64), time: Date(timeIntervalSince1970: row["time"]),
-            intent: row["intent"], target: row["target"],
-            patch: try JSONValueDecoder().decode(JSONPatch.self, from: JSONValue(parsing: row["patch"] as String)))
-        }
-      }
-    } catch {
-      throw Self.classify(error, path: path)
-    }
-  }
-
-  /// The oldest and newest journalled revisions, nil when the journal is empty.
-  public func journalRange() throws(StoreError) -> ClosedRange<UInt64>? {
-    do {
-      return try pool.read { db in
-        guard let row = try Row.fetchOne(db, sql: "SELECT MIN(revision) AS low, MAX(revision) AS high FROM journal"),
-          let low = row["low"] as Int64?, let high = row["high"] as Int64?
-        else { return nil }
-        return UInt64(bitPattern: low)...UInt64(bitPattern: high)
+        try db.execute(sql: "INSERT OR REPLACE INTO store_info (key, value) VALUES ('schema', ?)", arguments: [schema])
       }
     } catch {
       throw Self.classify(error, path: path)
@@ -265,6 +145,14 @@ public final class Store: Sendable {
     } catch {
       throw Self.classify(error, path: path)
     }
+  }
+
+  /// The sizes of the database file and its write-ahead log, in bytes.
+  public var fileSizes: (database: Int, writeAheadLog: Int) {
+    func size(_ path: String) -> Int {
+      ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+    }
+    return (size(path), size(path + "-wal"))
   }
 
   // MARK: - Errors

@@ -3,8 +3,12 @@ import GRDB
 /// The store's tables, created and upgraded by GRDB's migrator.
 ///
 /// - `store_info`: the layout version, the root model type and its schema hash.
-/// - `snapshots`: snapshot records by revision (the newest is where a start begins).
-/// - `journal`: every committed revision after the oldest snapshot kept.
+/// - `snapshots`: one row per complete snapshot record (its size and checksum); the row is
+///   written after the record's parts, so a snapshot cut short by a crash has no row.
+/// - `snapshot_parts`: the encoded records, in parts written one transaction each, so that
+///   the journal's transactions go on between them while a large snapshot is written.
+/// - `journal`: every committed revision after the oldest snapshot kept, with its patch and
+///   the patch's checksum.
 enum StoreSchema {
   /// The layout this build writes; a store of a higher one is refused.
   static let format = 1
@@ -19,7 +23,15 @@ enum StoreSchema {
       try db.create(table: "snapshots") { table in
         table.primaryKey("revision", .integer)
         table.column("created_at", .double).notNull()
-        table.column("record", .blob).notNull()
+        table.column("size", .integer).notNull()
+        table.column("parts", .integer).notNull()
+        table.column("checksum", .integer).notNull()
+      }
+      try db.create(table: "snapshot_parts") { table in
+        table.column("revision", .integer).notNull()
+        table.column("part", .integer).notNull()
+        table.column("bytes", .blob).notNull()
+        table.primaryKey(["revision", "part"])
       }
       try db.create(table: "journal") { table in
         table.primaryKey("revision", .integer)
@@ -27,6 +39,7 @@ enum StoreSchema {
         table.column("intent", .text)
         table.column("target", .text)
         table.column("patch", .text).notNull()
+        table.column("checksum", .integer).notNull()
       }
     }
     return migrator

@@ -3,6 +3,7 @@ import ArborJSON
 import ArborStore
 import ArborTesting
 import Foundation
+import GRDB
 import Testing
 
 /// The store on real SQLite files in a temporary directory: creating, reopening,
@@ -49,22 +50,69 @@ func P(_ text: String) -> JSONPointer { try! JSONPointer(text) }
     #expect(recovery.record?.revision == 6)
     #expect(recovery.record?.state == ["count": 5, "name": "b"])
     #expect(try reopened.journalRange() == 4...6)
-    let page = try reopened.journal(since: 4, limit: 1)
+    let page = try await reopened.journal(since: 4, limit: 1)
     #expect(page.map(\.revision) == [5])
     #expect(page.first?.intent == "incrementTapped")
     #expect(page.first?.patch == [.replace(P("/count"), 5), .add(P("/extra"), true)])
   }
 
-  @Test func aSnapshotTrimsTheJournalToTheWindowAndOlderSnapshots() async throws {
+  @Test func aSnapshotTrimsOnlyWhatNoRevisionOfTheWindowNeeds() async throws {
     let store = try open()
     try await store.saveSnapshot(Self.record(revision: 0, state: ["count": 0]))
-    try await store.append((1...10).map { Self.entry($0, .replace(P("/count"), .int(Int64($0)))) })
-    try await store.saveSnapshot(Self.record(revision: 10, state: ["count": 10]), trimThrough: 7)
-    #expect(try store.journalRange() == 8...10)
+    try await store.append((1...15).map { Self.entry($0, .replace(P("/count"), .int(Int64($0)))) })
+    // The window starts at 7: revision 7 is read from snapshot 0, so nothing goes.
+    try await store.saveSnapshot(Self.record(revision: 10, state: ["count": 10]), keepingFrom: 7)
+    #expect(try store.snapshotRevisions() == [0, 10])
+    #expect(try store.journalRange() == 1...15)
+    #expect(try await store.state(at: 7)?.state == ["count": 7])
+    // The window starts at 12: snapshot 10 serves it, so snapshot 0 and revisions 1…10 go.
+    try await store.saveSnapshot(Self.record(revision: 15, state: ["count": 15]), keepingFrom: 12)
+    #expect(try store.snapshotRevisions() == [10, 15])
+    #expect(try store.journalRange() == 11...15)
+    #expect(try await store.state(at: 7) == nil, "older than the oldest snapshot kept")
+    #expect(try await store.state(at: 12)?.state == ["count": 12])
+    #expect(try await store.state(at: 16) == nil, "newer than the journal")
     let recovery = try store.recover()
-    #expect(recovery.snapshotRevision == 10)
+    #expect(recovery.snapshotRevision == 15)
     #expect(recovery.replayed == 0)
-    #expect(recovery.record?.state == ["count": 10])
+    #expect(recovery.record?.state == ["count": 15])
+  }
+
+  @Test func aLargeSnapshotIsWrittenInPartsAndReadBackWhole() async throws {
+    let store = try open()
+    // About 3 MB: several parts of a megabyte.
+    let rows = JSONValue.array((0..<30_000).map { .object(["id": .int(Int64($0)), "name": .string(String(repeating: "x", count: 80))]) })
+    try await store.saveSnapshot(Self.record(revision: 4, state: ["rows": rows]))
+    let recovery = try open().recover()
+    #expect(recovery.record?.state == ["rows": rows])
+  }
+
+  @Test func aFlippedByteInAPatchIsFoundByItsChecksum() async throws {
+    let store = try open()
+    try await store.saveSnapshot(Self.record(revision: 0, state: ["count": 0]))
+    try await store.append([Self.entry(1, .replace(P("/count"), 1111))])
+    let queue = try DatabaseQueue(path: path)
+    // 1111 becomes 1711: still valid JSON, a different state. SQLite cannot see it.
+    try await queue.write { db in try db.execute(sql: "UPDATE journal SET patch = replace(patch, '1111', '1711')") }
+    try queue.close()
+    let error = #expect(throws: StoreError.self) { try open().recover() }
+    #expect(error?.kind == .damaged)
+    #expect(error?.message.contains("revision 1 of the journal does not match its checksum") == true, "\(String(describing: error))")
+  }
+
+  @Test func aFlippedByteInASnapshotIsFoundByItsChecksum() async throws {
+    let store = try open()
+    try await store.saveSnapshot(Self.record(revision: 2, state: ["count": 2222]))
+    let queue = try DatabaseQueue(path: path)
+    try await queue.write { db in
+      let bytes = try Data.fetchOne(db, sql: "SELECT bytes FROM snapshot_parts")!
+      let changed = Data(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "2222", with: "2722").utf8)
+      try db.execute(sql: "UPDATE snapshot_parts SET bytes = ?", arguments: [changed])
+    }
+    try queue.close()
+    let error = #expect(throws: StoreError.self) { try open().recover() }
+    #expect(error?.kind == .damaged)
+    #expect(error?.message.contains("the snapshot of revision 2 does not match its checksum") == true, "\(String(describing: error))")
   }
 
   @Test func aGapInTheJournalIsDamageNamingTheRevisions() async throws {

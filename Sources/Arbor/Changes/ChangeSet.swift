@@ -118,6 +118,14 @@ public struct ChangeSet: Sendable {
   public let revision: UInt64
   /// The changes, in the order they were made.
   public let changes: [Change]
+  /// The intent that made the revision, when the transaction ran inside one.
+  public let cause: ChangeCause?
+
+  init(revision: UInt64, changes: [Change], cause: ChangeCause? = nil) {
+    self.revision = revision
+    self.changes = changes
+    self.cause = cause
+  }
 
   /// Whether every change could be encoded, so that ``patch`` reproduces the new state.
   /// A change set that is not exact was reported as an issue when the write was made; a

@@ -30,13 +30,18 @@ public struct IntentDispatcher<Root: Model>: Sendable {
     _ intent: String, on target: IntentTarget = .root, parameters: JSONValue = [:], wait: IntentWait = .committed
   ) async throws -> Outcome {
     guard let model = try anchor.model.model(at: target) else { throw IntentError.unknownTarget(target.description) }
+    let cause = ChangeCause(intent: intent, target: target.description)
     guard wait == .settled else {
-      let result = try await Self.call(intent, on: model, parameters: parameters)
+      let result = try await ChangeCause.$current.withValue(cause) {
+        try await Self.call(intent, on: model, parameters: parameters)
+      }
       return Outcome(revision: anchor.revision, result: result)
     }
     let work = IntentWork()
-    let result = try await IntentWork.$current.withValue(work) {
-      try await Self.call(intent, on: model, parameters: parameters)
+    let result = try await ChangeCause.$current.withValue(cause) {
+      try await IntentWork.$current.withValue(work) {
+        try await Self.call(intent, on: model, parameters: parameters)
+      }
     }
     await work.settled()
     return Outcome(revision: anchor.revision, result: result)
@@ -56,7 +61,11 @@ public struct IntentDispatcher<Root: Model>: Sendable {
   /// ```
   public func callSynchronously(_ intent: String, on target: IntentTarget = .root, parameters: JSONValue = [:]) throws -> Outcome? {
     guard let model = try anchor.model.model(at: target) else { throw IntentError.unknownTarget(target.description) }
-    guard let result = try Self.callSynchronously(intent, on: model, parameters: parameters) else { return nil }
+    let cause = ChangeCause(intent: intent, target: target.description)
+    let result = try ChangeCause.$current.withValue(cause) {
+      try Self.callSynchronously(intent, on: model, parameters: parameters)
+    }
+    guard let result else { return nil }
     return Outcome(revision: anchor.revision, result: result)
   }
 

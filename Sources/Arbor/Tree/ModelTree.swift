@@ -67,7 +67,7 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
     if changedInTransaction {
       revision += 1
       if isRecording {
-        let changeSet = ChangeSet(revision: revision, changes: pendingChanges)
+        let changeSet = ChangeSet(revision: revision, changes: pendingChanges, cause: ChangeCause.current)
         var ended: [Int] = []
         for (id, subscription) in subscribers where !subscription.yield(changeSet) { ended.append(id) }
         for id in ended { subscribers.removeValue(forKey: id) }

@@ -1,13 +1,15 @@
 import Arbor
 import ArborJSON
+import ArborStore
 import Dependencies
 import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Hosts one tree of models as a daemon: restores its last state (or builds a fresh root),
-/// anchors it, and serves JSON-RPC 2.0 on a Unix socket until SIGTERM or SIGINT; then it
-/// stops accepting, lets running intents finish, writes a final snapshot and returns.
+/// Hosts one tree of models as a daemon: restores its last state from the store (the newest
+/// snapshot and the journal after it) or builds a fresh root, anchors it, and serves
+/// JSON-RPC 2.0 on a Unix socket until SIGTERM or SIGINT, journalling every revision; then
+/// it stops accepting, lets running intents finish, writes a final snapshot and returns.
 ///
 /// ```swift
 /// @main struct Counterfactd: AsyncParsableCommand {
@@ -46,24 +48,59 @@ public struct ArborDaemon<Root: Model>: Sendable {
   public func run() async throws {
     var logger = Logger(label: name)
     logger.logLevel = Logger.Level(rawValue: options.logLevel) ?? .info
-    try FileManager.default.createDirectory(atPath: paths.stateDirectory, withIntermediateDirectories: true)
-    let snapshotFile = SnapshotFile(path: paths.snapshotFile)
-    let anchor: ModelAnchor<Root>
     do {
-      if let data = try snapshotFile.read() {
-        anchor = try Root.andAnchor(restoring: data, dependencies).1
-        logger.info("restored \(Root._$typeName) at revision \(anchor.revision) from \(paths.snapshotFile)")
-      } else {
-        anchor = makeRoot().andAnchor(dependencies).1
-        logger.info("started a fresh \(Root._$typeName); no snapshot at \(paths.snapshotFile)")
-      }
+      try FileManager.default.createDirectory(atPath: paths.stateDirectory, withIntermediateDirectories: true)
     } catch {
-      throw DaemonStartError(
-        "cannot restore \(paths.snapshotFile): \(error). Move the file away to start fresh, or restore a good record.")
+      throw DaemonStartError("cannot create the state directory \(paths.stateDirectory): \(error)")
+    }
+    let file = paths.storeFile
+    let store: Store
+    let recovery: Store.Recovery
+    do {
+      store = try Store.open(at: file, root: Root._$typeName, schema: Root.schemaHash, fsync: options.fsync, allowingOtherSchema: true)
+      recovery = try store.recover()
+    } catch {
+      throw DaemonStartError("cannot start from \(error.path): \(error.message)")
+    }
+    let anchor: ModelAnchor<Root>
+    // The revision whose state the store holds as it is; nil when it must save one first.
+    var base: UInt64?
+    if let record = recovery.record {
+      do {
+        anchor = try Root.andAnchor(restoring: record, dependencies).1
+      } catch {
+        throw DaemonStartError(
+          "cannot start from \(file): its state at revision \(record.revision) cannot be restored (\(error)). Give \(Root._$typeName) a `migrate` that upgrades it, or move the file away to start fresh.")
+      }
+      if record.schema == Root.schemaHash {
+        base = record.revision
+      } else {
+        logger.notice("migrated the state of revision \(record.revision) from schema \(record.schema) to \(Root.schemaHash)")
+      }
+      logger.info(
+        "restored \(Root._$typeName) at revision \(record.revision) from \(file): the snapshot of revision \(recovery.snapshotRevision ?? 0) and \(recovery.replayed) journalled revisions")
+    } else {
+      anchor = makeRoot().andAnchor(dependencies).1
+      logger.info("started a fresh \(Root._$typeName); \(file) is new")
+    }
+    if case .tornTail(let frames) = store.writeAheadLog {
+      logger.warning(
+        "the last transaction in \(file)-wal was incomplete (\(frames) pages; a write cut short) and was dropped: the journal ends at revision \(recovery.record?.revision ?? 0). Under --fsync always no reply had been sent for it.")
+    }
+    if base == nil {
+      do {
+        let record = try anchor.snapshotRecord()
+        try await store.saveSnapshot(record)
+        if store.recordedSchema != Root.schemaHash { try await store.recordSchema(Root.schemaHash) }
+        base = record.revision
+      } catch {
+        throw DaemonStartError("cannot save the first snapshot to \(file): \(error)")
+      }
     }
     let host = ModelHost(anchor: anchor, dependencies: dependencies)
     let service = DaemonService(
-      name: name, host: host, options: options, paths: paths, snapshotFile: snapshotFile, logger: logger)
+      name: name, host: host, options: options, paths: paths, store: store,
+      journalledThrough: max(base ?? 0, (try? store.journalRange()?.upperBound) ?? 0), base: base, logger: logger)
     let group = ServiceGroup(
       configuration: ServiceGroupConfiguration(
         services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -1,6 +1,7 @@
 import Arbor
 import ArborJSON
 import ArborRPC
+import ArborStore
 import Foundation
 import Logging
 import NIOCore
@@ -19,14 +20,25 @@ struct DaemonService: Service {
   let host: any TreeHost
   let options: DaemonOptions
   let paths: DaemonPaths
-  let snapshotFile: SnapshotFile
+  let store: Store
+  /// The newest revision the journal holds (or a snapshot stands for).
+  let journalledThrough: UInt64
+  /// The revision whose state the store holds as the tree is now.
+  let base: UInt64?
   let logger: Logger
 
   func run() async throws {
     let stats = DaemonStats()
     let hub = WatchHub(historyLimit: options.history, logger: logger)
     let pump = ChangePump(host: host, hub: hub, logger: logger)
-    let handler = RequestHandler(host: host, hub: hub, stats: stats, name: name, logger: logger) { pump.restart() }
+    let journal = DaemonJournal(
+      store: store, host: host, hub: hub, options: options, journalledThrough: journalledThrough,
+      snapshotRevision: base, logger: logger)
+    journal.follow(holding: base)
+    let handler = RequestHandler(host: host, hub: hub, journal: journal, stats: stats, name: name, logger: logger) {
+      journal.follow(holding: nil)
+      pump.restart()
+    }
     let policy = AccessPolicy(
       ownUID: getuid(), readers: options.readers.principals, operators: options.operators.principals,
       admins: options.admins.principals)
@@ -71,6 +83,7 @@ struct DaemonService: Service {
     await withGracefulShutdownHandler {
       await withDiscardingTaskGroup { group in
         group.addTask { await pump.run() }
+        group.addTask { await journal.compactPeriodically() }
         try? await serverChannel.closeFuture.get()
         // Stopping: no new clients. Let running intents finish, then save.
         logger.info("stopping: waiting for \(stats.intentsInFlight) running intents")
@@ -79,10 +92,10 @@ struct DaemonService: Service {
         while stats.intentsInFlight > 0 && ContinuousClock.now < deadline {
           try? await Task.sleep(for: .milliseconds(10))
         }
+        journal.stop()
         do {
-          let data = try host.snapshotData()
-          try await snapshotFile.write(data)
-          logger.info("saved revision \(host.revision) to \(paths.snapshotFile)")
+          try await journal.saveFinalSnapshot()
+          logger.info("saved revision \(host.revision) to \(store.path)")
         } catch {
           logger.error("the final snapshot could not be saved: \(error)")
         }

@@ -25,6 +25,7 @@ final class ModelHost<Root: Model>: TreeHost {
   var anchor: ModelAnchor<Root> { current.withLockedValue { $0.anchor } }
 
   var rootType: String { Root._$typeName }
+  var schemaHash: String { Root.schemaHash }
   var revision: UInt64 { anchor.revision }
   var generation: UInt64 { current.withLockedValue { $0.generation } }
 
@@ -58,8 +59,8 @@ final class ModelHost<Root: Model>: TreeHost {
     return (outcome.revision, outcome.result)
   }
 
-  func listen(_ body: @escaping @Sendable (ChangeSetDelivery) -> Void) -> ChangeSetListener {
-    anchor.listen(body)
+  func listen(limit: Int, _ body: @escaping @Sendable (ChangeSetDelivery) -> Void) -> ChangeSetListener {
+    anchor.listen(limit: limit, body)
   }
 
   func events(limit: Int) -> (generation: UInt64, events: EmittedEvents) {

@@ -17,6 +17,8 @@ protocol TreeHost: Sendable {
   func state() throws -> (revision: UInt64, value: JSONValue)
   /// The snapshot record of the tree.
   func snapshotRecord() throws -> SnapshotRecord
+  /// The hash of the root's state schema.
+  var schemaHash: String { get }
   /// Replaces the tree by the one in `record`, anchored at a revision above every one
   /// seen so far; returns that revision.
   func restore(_ record: SnapshotRecord) throws -> UInt64
@@ -27,7 +29,7 @@ protocol TreeHost: Sendable {
   func call(_ intent: String, on target: IntentTarget, parameters: JSONValue, wait: IntentWait) async throws -> (revision: UInt64, result: JSONValue)
   /// Calls `body` with every change set of the current tree from now on (see
   /// `ModelAnchor.listen`).
-  func listen(_ body: @escaping @Sendable (ChangeSetDelivery) -> Void) -> ChangeSetListener
+  func listen(limit: Int, _ body: @escaping @Sendable (ChangeSetDelivery) -> Void) -> ChangeSetListener
   /// The events of the current tree, from now on, and its generation.
   func events(limit: Int) -> (generation: UInt64, events: EmittedEvents)
   /// Every model type the tree can hold, for `rpc.discover`.

@@ -15,6 +15,7 @@ public enum ArborErrorCode {
   public static let subscriptionNotFound = 1009
   public static let lineTooLong = 1010
   public static let shuttingDown = 1011
+  public static let notDurable = 1012
 }
 
 /// The daemon's errors, as the client sees them.
@@ -48,6 +49,20 @@ enum ArborErrors {
 
   static func shuttingDown() -> RPCError {
     RPCError(code: ArborErrorCode.shuttingDown, name: "org.arbor.ShuttingDown", message: "the daemon is stopping")
+  }
+
+  static func revisionCompacted(since: UInt64, oldest: UInt64, current: UInt64) -> RPCError {
+    RPCError(
+      code: ArborErrorCode.revisionCompacted, name: "org.arbor.RevisionCompacted",
+      message: "revision \(since) is older than the history kept (from \(oldest)); read the state again with state.get, or ask from a newer revision",
+      details: ["since": .int(Int64(since)), "oldest": .int(Int64(oldest)), "current": .int(Int64(current))])
+  }
+
+  static func notDurable(revision: UInt64, _ error: any Error) -> RPCError {
+    RPCError(
+      code: ArborErrorCode.notDurable, name: "org.arbor.NotDurable",
+      message: "revision \(revision) was committed in memory but could not be written to the journal: \(error). The daemon's log says more; the change may be lost at the next restart",
+      details: ["revision": .int(Int64(revision)), "error": .string("\(error)")])
   }
 
   static func snapshotRejected(_ reason: String) -> RPCError {

@@ -62,6 +62,8 @@ extension Method {
     case .stateWatch: return "The value at a path and its revision, then state.changed notifications with the patch of each later revision."
     case .eventsWatch: return "events.emitted notifications for the Codable events sent at or below a path."
     case .watchCancel: return "Ends a watch of this connection."
+    case .historyChanges: return "The journalled revisions after 'since' (oldest first, at most 'limit'), each with its time, intent, target and patch, and where the next page starts."
+    case .stateAt: return "The state at a path as it was at a past revision inside the history kept (time travel)."
     }
   }
 
@@ -82,6 +84,8 @@ extension Method {
     case .stateWatch: return [("path", pointer, false), ("since", revision, false)]
     case .eventsWatch: return [("path", pointer, false), ("types", ["type": "array", "items": ["type": "string"]], false)]
     case .watchCancel: return [("subscription", ["type": "integer"], true)]
+    case .historyChanges: return [("since", revision, false), ("limit", ["type": "integer", "minimum": 1, "maximum": .int(Int64(RequestHandler.maxHistoryPage))], false)]
+    case .stateAt: return [("revision", revision, true), ("path", pointer, false)]
     }
   }
 
@@ -97,6 +101,8 @@ extension Method {
     case .stateWatch: return ["type": "object", "properties": ["subscription": ["type": "integer"], "revision": revision, "value": [:]], "required": ["subscription", "revision"]]
     case .eventsWatch: return ["type": "object", "properties": ["subscription": ["type": "integer"]], "required": ["subscription"]]
     case .watchCancel: return ["type": "object", "properties": ["subscription": ["type": "integer"], "cancelled": ["type": "boolean"]]]
+    case .historyChanges: return ["type": "object", "properties": ["changes": ["type": "array"], "oldest": revision, "revision": revision, "next": [:]], "required": ["changes", "oldest", "revision", "next"]]
+    case .stateAt: return ["type": "object", "properties": ["revision": revision, "value": [:], "time": ["type": "string"]], "required": ["revision", "value"]]
     }
   }
 }

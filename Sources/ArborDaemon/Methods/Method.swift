@@ -9,10 +9,13 @@ enum Method: String, CaseIterable, Sendable {
   case stateWatch = "state.watch"
   case eventsWatch = "events.watch"
   case watchCancel = "watch.cancel"
+  case historyChanges = "history.changes"
+  case stateAt = "state.at"
 
   var requiredRole: Role {
     switch self {
-    case .discover, .status, .stateGet, .stateSnapshot, .stateWatch, .eventsWatch, .watchCancel: return .reader
+    case .discover, .status, .stateGet, .stateSnapshot, .stateWatch, .eventsWatch, .watchCancel, .historyChanges, .stateAt:
+      return .reader
     case .intentCall: return .operator
     case .stateRestore: return .admin
     }
@@ -27,6 +30,8 @@ enum Method: String, CaseIterable, Sendable {
     case .stateWatch: return ["path", "since"]
     case .eventsWatch: return ["path", "types"]
     case .watchCancel: return ["subscription"]
+    case .historyChanges: return ["since", "limit"]
+    case .stateAt: return ["revision", "path"]
     }
   }
 

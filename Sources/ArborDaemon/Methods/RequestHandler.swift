@@ -1,6 +1,7 @@
 import Arbor
 import ArborJSON
 import ArborRPC
+import ArborStore
 import Foundation
 import Logging
 import Synchronization
@@ -18,6 +19,7 @@ struct ConnectionContext: Sendable {
 final class RequestHandler: Sendable {
   let host: any TreeHost
   let hub: WatchHub
+  let journal: DaemonJournal
   let stats: DaemonStats
   let name: String
   let logger: Logger
@@ -26,9 +28,13 @@ final class RequestHandler: Sendable {
   /// Set when the daemon stops: intents and restores are refused from then on.
   let stopping = Atomic<Bool>(false)
 
-  init(host: any TreeHost, hub: WatchHub, stats: DaemonStats, name: String, logger: Logger, onRestore: @escaping @Sendable () -> Void) {
+  init(
+    host: any TreeHost, hub: WatchHub, journal: DaemonJournal, stats: DaemonStats, name: String, logger: Logger,
+    onRestore: @escaping @Sendable () -> Void
+  ) {
     self.host = host
     self.hub = hub
+    self.journal = journal
     self.stats = stats
     self.name = name
     self.logger = logger
@@ -41,9 +47,16 @@ final class RequestHandler: Sendable {
     /// Done: the result or error to reply with, or nil when the reply was already queued
     /// (or the request was a notification of a method whose result nobody reads).
     case done(Result<JSONValue, RPCError>?)
-    /// An `async` intent: ``finish(_:)`` runs it in a task.
-    case later(IntentCall)
+    /// Done, and the reply waits until `revision` is durable (`--fsync always`): the
+    /// connection asks the journal writer to call it back.
+    case durable(revision: UInt64, JSONValue)
+    /// Work that must suspend (an `async` intent, a read of the store): the connection runs
+    /// it in a task.
+    case later(@Sendable () async -> Result<JSONValue, RPCError>)
   }
+
+  /// Replies wait for the journal under `--fsync always`.
+  var repliesWaitForDisk: Bool { journal.store.fsync == .always }
 
   /// Handles a request without suspending. Everything but an `async` intent is done here,
   /// on the connection's event loop; so is a synchronous intent, which runs to its end
@@ -65,7 +78,7 @@ final class RequestHandler: Sendable {
       let params = try Params(request, accepted: method.parameters)
       if method == .intentCall {
         let call = try IntentCall(params)
-        if call.wait == .settled { return .later(call) }
+        if call.wait == .settled { return .later { await self.finish(call) } }
         stats.intentStarted()
         let outcome: (revision: UInt64, result: JSONValue)?
         do {
@@ -76,10 +89,16 @@ final class RequestHandler: Sendable {
         }
         // An `async` intent did not run here: `finish` counts it when it does.
         stats.intentFinished(counted: outcome != nil)
-        guard let outcome else { return .later(call) }
-        return .done(.success(["revision": .int(Int64(outcome.revision)), "result": outcome.result]))
+        guard let outcome else { return .later { await self.finish(call) } }
+        let reply: JSONValue = ["revision": .int(Int64(outcome.revision)), "result": outcome.result]
+        return repliesWaitForDisk ? .durable(revision: outcome.revision, reply) : .done(.success(reply))
       }
-      return .done(try run(method, params, request: request, connection: connection).map { .success($0) })
+      if let work = try deferred(method, params) { return .later(work) }
+      let result = try run(method, params, request: request, connection: connection)
+      if method == .stateRestore, repliesWaitForDisk, case .object(let members)? = result, case .int(let revision)? = members["revision"] {
+        return .durable(revision: UInt64(revision), .object(members))
+      }
+      return .done(result.map { .success($0) })
     } catch {
       return .done(.failure(error))
     }
@@ -91,6 +110,13 @@ final class RequestHandler: Sendable {
     defer { stats.intentFinished() }
     do {
       let outcome = try await host.call(call.intent, on: call.target, parameters: call.arguments, wait: call.wait)
+      if repliesWaitForDisk {
+        do {
+          try await journal.writer.durable(through: outcome.revision)
+        } catch {
+          return .failure(ArborErrors.notDurable(revision: outcome.revision, error))
+        }
+      }
       return .success(["revision": .int(Int64(outcome.revision)), "result": outcome.result])
     } catch {
       return .failure(Self.rpcError(error))
@@ -101,7 +127,18 @@ final class RequestHandler: Sendable {
   func handle(_ request: RPCRequest, connection: ConnectionContext, inBatch: Bool) async -> Result<JSONValue, RPCError>? {
     switch handleNow(request, connection: connection, inBatch: inBatch) {
     case .done(let outcome): return outcome
-    case .later(let call): return await finish(call)
+    case .durable(let revision, let reply): return await durable(revision, reply)
+    case .later(let work): return await work()
+    }
+  }
+
+  /// `reply` once `revision` is durable; an error if the journal could not write it.
+  func durable(_ revision: UInt64, _ reply: JSONValue) async -> Result<JSONValue, RPCError> {
+    do {
+      try await journal.writer.durable(through: revision)
+      return .success(reply)
+    } catch {
+      return .failure(ArborErrors.notDurable(revision: revision, error))
     }
   }
 
@@ -145,8 +182,8 @@ final class RequestHandler: Sendable {
       } catch {
         throw ArborErrors.snapshotRejected("\(error)")
       }
-    case .intentCall:
-      preconditionFailure("intent.call is handled by handleNow")
+    case .intentCall, .historyChanges, .stateAt:
+      preconditionFailure("\(method.rawValue) is handled by handleNow or deferred")
     case .stateWatch:
       let path = try params.pointer("path")
       let since = try params.revision("since")
@@ -193,6 +230,7 @@ final class RequestHandler: Sendable {
       "subscriptions": .int(Int64(hub.subscriptionCount)),
       "intentsPerSecond": .double((snapshot.intentsPerSecond * 10).rounded() / 10),
       "intentsInFlight": .int(Int64(snapshot.intentsInFlight)),
+      "journal": journal.status,
     ]
   }
 

@@ -22,11 +22,20 @@ public struct DaemonOptions: ParsableArguments, Sendable {
   @Option(name: .customLong("state-dir"), help: "Where the state is kept (default: $STATE_DIRECTORY, $XDG_STATE_HOME/arbor/NAME or ~/.local/state/arbor/NAME).")
   public var stateDirectory: String?
 
-  @Option(name: .long, help: "When journalled revisions reach the disk: always, batch or off (used by the durable store).")
+  @Option(name: .long, help: "When journalled revisions reach the disk: always (an intent's reply waits for it), batch (within --fsync-window) or off (left to the OS).")
   public var fsync: FsyncPolicy = .batch
 
-  @Option(name: .long, help: "How many recent revisions are kept for `state.watch` with `since`.")
+  @Option(name: .customLong("fsync-window"), help: "With --fsync batch or off: how long a committed revision may wait to be written, in milliseconds.")
+  public var fsyncWindow: Int = 100
+
+  @Option(name: .long, help: "How many recent revisions are kept: in memory for `state.watch` with `since`, in the journal for `history.changes`, `state.at` and resuming across restarts.")
   public var history: Int = 1_000
+
+  @Option(name: .customLong("snapshot-every"), help: "Save a snapshot (and trim the journal) every N revisions.")
+  public var snapshotEvery: Int = 10_000
+
+  @Option(name: .customLong("snapshot-interval"), help: "Save a snapshot at least this often when something changed, in seconds.")
+  public var snapshotInterval: Int = 300
 
   @Option(name: .customLong("max-line-bytes"), help: "The longest request line accepted, in bytes.")
   public var maxLineBytes: Int = 16 << 20

@@ -55,6 +55,7 @@ public struct DaemonPaths: Sendable, Hashable {
     }
   }
 
-  /// The snapshot file written at a clean stop and read at start.
-  public var snapshotFile: String { stateDirectory + "/snapshot.json" }
+  /// The store: the SQLite database of snapshots and the journal (with its `-wal` and
+  /// `-shm` files beside it).
+  public var storeFile: String { stateDirectory + "/arbor.sqlite" }
 }

@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import ArborJSON
 import ArborRPC
+import ArborStore
 import Logging
 import NIOCore
 import Synchronization
@@ -168,15 +169,23 @@ final class ConnectionHandler: ChannelDuplexHandler {
       switch handler.handleNow(request, connection: connection, inBatch: false) {
       case .done(let outcome):
         if let id = request.id, let outcome { outbox.send(Self.response(id: id, outcome).json.jsonLine) }
-      case .later(let call):
-        let handler = self.handler
+      case .durable(let revision, let reply):
+        afterDurable(revision) { failure in
+          guard let id = request.id else { return }
+          let outcome: Result<JSONValue, RPCError> = failure.map { .failure(ArborErrors.notDurable(revision: revision, $0)) } ?? .success(reply)
+          outbox.send(Self.response(id: id, outcome).json.jsonLine)
+        }
+      case .later(let work):
         inTask {
-          let outcome = await handler.finish(call)
+          let outcome = await work()
           if let id = request.id { outbox.send(Self.response(id: id, outcome).json.jsonLine) }
         }
       }
     case .batch(let calls):
       var replies: [JSONValue] = []
+      // Replies that wait for the journal (`--fsync always`): the batch's reply is sent
+      // once the newest of them is durable.
+      var durable: [(index: Int, revision: UInt64)] = []
       var rest = calls[...]
       while let call = rest.popFirst() {
         switch call {
@@ -186,12 +195,24 @@ final class ConnectionHandler: ChannelDuplexHandler {
           switch handler.handleNow(request, connection: connection, inBatch: true) {
           case .done(let outcome):
             if let id = request.id, let outcome { replies.append(Self.response(id: id, outcome).json) }
-          case .later(let intentCall):
-            // The rest of the batch runs in order, after the intent, in its task.
+          case .durable(let revision, let reply):
+            if let id = request.id {
+              durable.append((replies.count, revision))
+              replies.append(Self.response(id: id, .success(reply)).json)
+            }
+          case .later(let work):
+            // The rest of the batch runs in order, after this request, in its task.
             let handler = self.handler
-            inTask { [replies, rest] in
+            inTask { [replies, rest, durable] in
               var replies = replies
-              let outcome = await handler.finish(intentCall)
+              for (index, revision) in durable {
+                if case .failure(let error) = await handler.durable(revision, replies[index]), case .object(var reply) = replies[index] {
+                  reply.removeValue(forKey: "result")
+                  reply["error"] = error.json
+                  replies[index] = .object(reply)
+                }
+              }
+              let outcome = await work()
               if let id = request.id { replies.append(Self.response(id: id, outcome).json) }
               for call in rest {
                 switch call {
@@ -208,7 +229,35 @@ final class ConnectionHandler: ChannelDuplexHandler {
           }
         }
       }
-      if !replies.isEmpty { outbox.send(JSONValue.array(replies).jsonLine) }
+      guard let newest = durable.map(\.revision).max() else {
+        if !replies.isEmpty { outbox.send(JSONValue.array(replies).jsonLine) }
+        return
+      }
+      afterDurable(newest) { [replies, durable] failure in
+        var replies = replies
+        if let failure {
+          for (index, revision) in durable {
+            guard case .object(var reply) = replies[index] else { continue }
+            reply.removeValue(forKey: "result")
+            reply["error"] = ArborErrors.notDurable(revision: revision, failure).json
+            replies[index] = .object(reply)
+          }
+        }
+        outbox.send(JSONValue.array(replies).jsonLine)
+      }
+    }
+  }
+
+  /// Calls `send` once `revision` is durable (or could not be written), holding a place
+  /// among the running requests meanwhile; `send` runs on the thread that wrote it.
+  private func afterDurable(_ revision: UInt64, _ send: @escaping @Sendable (StoreError?) -> Void) {
+    guard let context else { return }
+    running += 1
+    let loop = context.eventLoop
+    let bound = NIOLoopBound(self, eventLoop: loop)
+    handler.journal.writer.whenDurable(through: revision) { failure in
+      send(failure)
+      loop.execute { bound.value.requestFinished() }
     }
   }
 

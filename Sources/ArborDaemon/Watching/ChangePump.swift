@@ -59,7 +59,7 @@ final class ChangePump: Sendable {
     }
     for task in eventTasks.withLockedValue({ $0 }) { task.cancel() }
     // Listened to first, read second: every revision after the state read arrives.
-    let listener = host.listen { [weak self] delivery in self?.deliver(delivery, generation: generation) }
+    let listener = host.listen(limit: 100_000) { [weak self] delivery in self?.deliver(delivery, generation: generation) }
     let snapshot: (revision: UInt64, value: JSONValue)
     do {
       snapshot = try host.state()

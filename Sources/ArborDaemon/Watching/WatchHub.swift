@@ -54,6 +54,9 @@ final class WatchHub: Sendable {
   }
 
   var revision: UInt64 { state.withLockedValue { $0.revision } }
+  /// The hub's copy of the state and its revision (a copy-on-write value: taking it costs
+  /// nothing, and the hub's next change copies only what it changes).
+  var current: (revision: UInt64, document: JSONValue) { state.withLockedValue { ($0.revision, $0.document) } }
   var subscriptionCount: Int { state.withLockedValue { $0.stateWatches.count + $0.eventWatches.count } }
 
   // MARK: - Feeding the hub

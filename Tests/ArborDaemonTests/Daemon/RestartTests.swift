@@ -65,19 +65,4 @@ import Testing
     }
     #expect(name == "counterfactd")
   }
-
-  @Test func aCorruptSnapshotStopsTheStartWithAMessageNamingTheFile() async throws {
-    let directory = try DaemonHarness.temporaryDirectory()
-    try FileManager.default.createDirectory(atPath: directory + "/state", withIntermediateDirectories: true)
-    try Data("{\"format\": 1, \"root\": \"AppModel\"".utf8).write(to: URL(fileURLWithPath: directory + "/state/snapshot.json"))
-    let result = try await withDeadline("the daemon to refuse the corrupt snapshot") {
-      try await run(
-        .path(.init(DaemonHarness.binary())),
-        arguments: ["--socket", directory + "/d.sock", "--state-dir", directory + "/state"],
-        output: .discarded, error: .string(limit: 1 << 16))
-    }
-    #expect(result.terminationStatus != .exited(0))
-    #expect(result.standardError.contains("cannot restore \(directory)/state/snapshot.json"), "\(result.standardError)")
-    #expect(result.standardError.contains("Move the file away to start fresh"))
-  }
 }

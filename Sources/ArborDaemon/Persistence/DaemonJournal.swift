@@ -1,0 +1,277 @@
+import Arbor
+import ArborJSON
+import ArborStore
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOPosix
+
+/// Writes every committed revision of the hosted tree into the store's journal, in order,
+/// without a gap, and keeps the store compact.
+///
+/// A synchronous listener of the tree (`ModelAnchor.listen`) hands each change set's patch
+/// to the ``JournalWriter`` on the thread that committed it; the writer writes on GRDB's
+/// queue. When the journal cannot follow the tree by patches (at a fresh start, after a
+/// restore, after a value that could not be encoded) it **rebases**: it saves a snapshot of
+/// the tree and follows from there, holding the revisions committed meanwhile until the
+/// snapshot is written.
+///
+/// Compaction snapshots are taken from the watch hub's copy of the state (kept current by
+/// the same patches), never by holding the tree's lock while the tree is encoded.
+final class DaemonJournal: Sendable {
+  let store: Store
+  let writer: JournalWriter
+  let host: any TreeHost
+  let hub: WatchHub
+  let logger: Logger
+  /// Revisions kept in the journal behind the newest one.
+  let history: Int
+  let snapshotEvery: Int
+  let snapshotInterval: Duration
+
+  private enum Mode {
+    /// Patches are journalled; `last` is the newest revision handed to the writer.
+    case following(last: UInt64)
+    /// A snapshot is being saved; the revisions committed meanwhile wait (nil: one that
+    /// cannot be journalled by its patch).
+    case rebasing(pending: [(revision: UInt64, entry: JournalEntry?)])
+    case stopped
+  }
+
+  private struct State {
+    var generation = 0
+    var listener: ChangeSetListener?
+    var mode = Mode.stopped
+    var snapshotRevision: UInt64 = 0
+    var snapshotTime = ContinuousClock.now
+    var oldestKept: UInt64?
+    var snapshots = 0
+    var lastError: String?
+  }
+
+  private let state = NIOLockedValueBox(State())
+
+  init(
+    store: Store, host: any TreeHost, hub: WatchHub, options: DaemonOptions, journalledThrough: UInt64,
+    snapshotRevision: UInt64?, logger: Logger
+  ) {
+    self.store = store
+    self.writer = JournalWriter(store: store, after: journalledThrough, window: .milliseconds(max(1, options.fsyncWindow)))
+    self.host = host
+    self.hub = hub
+    self.logger = logger
+    self.history = max(0, options.history)
+    self.snapshotEvery = max(1, options.snapshotEvery)
+    self.snapshotInterval = .seconds(max(1, options.snapshotInterval))
+    state.withLockedValue {
+      $0.snapshotRevision = snapshotRevision ?? 0
+      $0.oldestKept = try? store.snapshotRevisions().first
+    }
+  }
+
+  // MARK: - Following the tree
+
+  /// Follows the (current) tree from now on. `base` is the revision whose state the store
+  /// holds already; when the tree is there, nothing is saved, else the journal rebases.
+  func follow(holding base: UInt64?) {
+    let generation = state.withLockedValue { state -> Int in
+      state.generation += 1
+      state.listener?.cancel()
+      state.listener = nil
+      state.mode = .rebasing(pending: [])
+      return state.generation
+    }
+    let before = host.revision
+    let listener = host.listen(limit: .max) { [weak self] delivery in self?.deliver(delivery, generation: generation) }
+    let after = host.revision
+    let rebase = state.withLockedValue { state -> Bool in
+      guard state.generation == generation else { return false }
+      state.listener = listener
+      guard let base, before == base, after == base, case .rebasing(let pending) = state.mode else { return true }
+      return !resume(from: base, pending: pending, in: &state)
+    }
+    if rebase { rebaseSoon(generation) }
+  }
+
+  /// Stops journalling (at shutdown, before the final snapshot).
+  func stop() {
+    state.withLockedValue { state in
+      state.generation += 1
+      state.listener?.cancel()
+      state.listener = nil
+      state.mode = .stopped
+    }
+  }
+
+  private func deliver(_ delivery: ChangeSetDelivery, generation: Int) {
+    let rebase: Bool
+    switch delivery {
+    case .overflowed:
+      // Not reached (the listener has no limit); if it were, the journal starts over.
+      logger.error("the journal fell behind the tree; it rebases on a new snapshot")
+      Task { self.follow(holding: nil) }
+      return
+    case .committed(let changeSet):
+      let entry: JournalEntry? =
+        changeSet.isExact
+        ? JournalEntry(
+          revision: changeSet.revision, time: Date(), intent: changeSet.cause?.intent, target: changeSet.cause?.target,
+          patch: changeSet.patch)
+        : nil
+      rebase = state.withLockedValue { state -> Bool in
+        guard state.generation == generation else { return false }
+        switch state.mode {
+        case .stopped:
+          return false
+        case .rebasing(var pending):
+          pending.append((changeSet.revision, entry))
+          state.mode = .rebasing(pending: pending)
+          return false
+        case .following(let last):
+          if changeSet.revision <= last { return false }
+          if changeSet.revision == last + 1, let entry {
+            writer.submit(entry)
+            state.mode = .following(last: changeSet.revision)
+            return false
+          }
+          logger.error(
+            "revision \(changeSet.revision) cannot be journalled by its patch (\(entry == nil ? "a value could not be encoded" : "revisions \(last + 1)…\(changeSet.revision - 1) are missing")); the journal rebases on a new snapshot")
+          state.mode = .rebasing(pending: [])
+          return true
+        }
+      }
+    }
+    if rebase { rebaseSoon(generation) }
+  }
+
+  /// Hands the revisions that waited to the writer and follows from `base`; false when one
+  /// of them cannot be journalled (another rebase is needed).
+  private func resume(from base: UInt64, pending: [(revision: UInt64, entry: JournalEntry?)], in state: inout State) -> Bool {
+    var last = base
+    for (revision, entry) in pending where revision > last {
+      guard revision == last + 1, let entry else {
+        state.mode = .rebasing(pending: [])
+        return false
+      }
+      writer.submit(entry)
+      last = revision
+    }
+    state.mode = .following(last: last)
+    return true
+  }
+
+  private func rebaseSoon(_ generation: Int) {
+    Task { await self.rebase(generation) }
+  }
+
+  /// Saves a snapshot of the tree, then follows from its revision.
+  private func rebase(_ generation: Int) async {
+    var delay = Duration.milliseconds(100)
+    while state.withLockedValue({ $0.generation == generation }) {
+      do {
+        let host = self.host
+        let record = try await NIOThreadPool.singleton.runIfActive { try host.snapshotRecord() }
+        // Whatever was handed to the writer before comes first.
+        try await writer.flush()
+        try await save(record)
+        writer.advance(to: record.revision)
+        let again = state.withLockedValue { state -> Bool in
+          guard state.generation == generation, case .rebasing(let pending) = state.mode else { return false }
+          return !resume(from: record.revision, pending: pending, in: &state)
+        }
+        if !again { return }
+      } catch {
+        logger.error("the journal cannot save a snapshot to rebase on (\(error)); it tries again")
+        state.withLockedValue { $0.lastError = "\(error)" }
+        try? await Task.sleep(for: delay)
+        delay = min(delay * 2, .seconds(5))
+      }
+    }
+  }
+
+  // MARK: - Snapshots
+
+  /// Takes a snapshot every `--snapshot-every` revisions or `--snapshot-interval` seconds
+  /// (when something changed), until cancelled.
+  func compactPeriodically() async {
+    while !Task.isCancelled {
+      try? await Task.sleep(for: .milliseconds(250))
+      let written = writer.progress.revision
+      let due = state.withLockedValue { state -> Bool in
+        guard written > state.snapshotRevision else { return false }
+        return written - state.snapshotRevision >= UInt64(snapshotEvery) || ContinuousClock.now - state.snapshotTime >= snapshotInterval
+      }
+      if due { await compact() }
+    }
+  }
+
+  /// Saves a snapshot of the hub's copy of the state and trims the journal to the window.
+  func compact() async {
+    let (revision, document) = hub.current
+    guard revision > state.withLockedValue({ $0.snapshotRevision }) else { return }
+    do {
+      // The journal up to the snapshot is written first: no revision before it is missing.
+      try await writer.durable(through: revision)
+      let record = SnapshotRecord(root: host.rootType, schema: host.schemaHash, revision: revision, createdAt: Date(), state: document)
+      try await save(record)
+    } catch {
+      logger.error("a snapshot could not be saved: \(error)")
+      state.withLockedValue { $0.lastError = "\(error)" }
+    }
+  }
+
+  /// Saves the tree's snapshot at shutdown, after the writer wrote everything.
+  func saveFinalSnapshot() async throws {
+    try await writer.flush()
+    let host = self.host
+    let record = try await NIOThreadPool.singleton.runIfActive { try host.snapshotRecord() }
+    if record.revision != state.withLockedValue({ $0.snapshotRevision }) {
+      try await save(record)
+    }
+    let store = self.store
+    try await NIOThreadPool.singleton.runIfActive { try store.checkpoint() }
+  }
+
+  private func save(_ record: SnapshotRecord) async throws {
+    let bytes = try await NIOThreadPool.singleton.runIfActive { try record.encodedBytes() }
+    let windowStart = record.revision > UInt64(history) ? record.revision - UInt64(history) : 0
+    try await store.saveSnapshot(encoded: bytes, revision: record.revision, createdAt: record.createdAt, keepingFrom: windowStart)
+    let oldest = try? await NIOThreadPool.singleton.runIfActive { [store] in try store.snapshotRevisions().first }
+    state.withLockedValue { state in
+      state.snapshotRevision = record.revision
+      state.snapshotTime = .now
+      state.snapshots += 1
+      state.lastError = nil
+      if let oldest { state.oldestKept = oldest }
+    }
+    logger.debug("saved a snapshot of revision \(record.revision) (\(bytes.count) bytes)")
+  }
+
+  // MARK: - Status
+
+  /// The figures `daemon.status` reports under `journal`.
+  var status: JSONValue {
+    let (snapshotRevision, oldest, snapshots, lastError) = state.withLockedValue {
+      ($0.snapshotRevision, $0.oldestKept, $0.snapshots, $0.lastError)
+    }
+    let sizes = store.fileSizes
+    let progress = writer.progress
+    var status: [String: JSONValue] = [
+      "file": .string(store.path),
+      "fsync": .string(store.fsync.rawValue),
+      "bytes": .int(Int64(sizes.database + sizes.writeAheadLog)),
+      "writtenRevision": .int(Int64(progress.revision)),
+      "transactions": .int(Int64(progress.transactions)),
+      "lag": .int(Int64(writer.lag)),
+      "snapshotRevision": .int(Int64(snapshotRevision)),
+      "snapshotsSaved": .int(Int64(snapshots)),
+      "oldestRevision": oldest.map { .int(Int64($0)) } ?? .null,
+    ]
+    if let failure = writer.failure {
+      status["error"] = .string(failure.description)
+    } else if let lastError {
+      status["error"] = .string(lastError)
+    }
+    return .object(status)
+  }
+}

@@ -1,0 +1,134 @@
+import Arbor
+import ArborJSON
+import Foundation
+import GRDB
+
+extension Store {
+  /// Appends committed revisions to the journal in one transaction. Runs on GRDB's writer
+  /// queue, never on the caller's thread; returns once the transaction is committed (and,
+  /// with `fsync: .always`, synced).
+  ///
+  /// ```swift
+  /// try await store.append([JournalEntry(revision: 8, time: Date(), patch: changeSet.patch)])
+  /// ```
+  public func append(_ entries: [JournalEntry]) async throws(StoreError) {
+    guard !entries.isEmpty else { return }
+    var rows: [(Int64, Double, String?, String?, String, Int64)] = []
+    rows.reserveCapacity(entries.count)
+    for entry in entries {
+      let patch: [UInt8]
+      do {
+        patch = try JSONValueEncoder().encode(entry.patch).jsonBytes
+      } catch {
+        throw StoreError(.io, path: path, "the patch of revision \(entry.revision) could not be encoded: \(error)")
+      }
+      rows.append((
+        Int64(bitPattern: entry.revision), entry.time.timeIntervalSince1970, entry.intent, entry.target,
+        String(decoding: patch, as: UTF8.self), Checksum.of(patch)
+      ))
+    }
+    let encoded = rows
+    do {
+      try await pool.write { db in
+        let statement = try db.cachedStatement(
+          sql: "INSERT INTO journal (revision, time, intent, target, patch, checksum) VALUES (?, ?, ?, ?, ?, ?)")
+        for row in encoded {
+          try statement.execute(arguments: [row.0, row.1, row.2, row.3, row.4, row.5])
+        }
+      }
+    } catch {
+      throw Self.classify(error, path: path)
+    }
+  }
+
+  /// Writes a snapshot record; see ``saveSnapshot(encoded:revision:createdAt:keepingFrom:)``.
+  ///
+  /// ```swift
+  /// try await store.saveSnapshot(try anchor.snapshotRecord(), keepingFrom: anchor.revision - 1_000)
+  /// ```
+  public func saveSnapshot(_ record: SnapshotRecord, keepingFrom windowStart: UInt64? = nil) async throws(StoreError) {
+    let bytes: [UInt8]
+    do {
+      bytes = try record.encodedBytes()
+    } catch {
+      throw StoreError(.io, path: path, "the snapshot record of revision \(record.revision) could not be encoded: \(error)")
+    }
+    try await saveSnapshot(encoded: bytes, revision: record.revision, createdAt: record.createdAt, keepingFrom: windowStart)
+  }
+
+  /// Writes an encoded snapshot record in parts of a megabyte, each its own transaction, so
+  /// that journal transactions go on between them; the snapshot counts once its last part
+  /// and its row are committed. Then, when `windowStart` is given, drops what no revision
+  /// from `windowStart` on needs: the snapshots before the newest one at or before it, and
+  /// the journal up to that snapshot.
+  public func saveSnapshot(encoded bytes: [UInt8], revision: UInt64, createdAt: Date, keepingFrom windowStart: UInt64? = nil) async throws(StoreError) {
+    let key = Int64(bitPattern: revision)
+    let checksum = Checksum.of(bytes)
+    let partSize = Self.partSize
+    let parts = max(1, (bytes.count + partSize - 1) / partSize)
+    let synchronous = fsync.synchronous
+    do {
+      for part in 0..<parts {
+        let slice = Data(bytes[(part * partSize)..<min(bytes.count, (part + 1) * partSize)])
+        try await pool.writeWithoutTransaction { db in
+          // The parts need no sync of their own: the commit of the snapshot's row syncs
+          // the log they are in.
+          try db.execute(sql: "PRAGMA synchronous = OFF")
+          defer { try? db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
+          try db.inTransaction {
+            if part == 0 {
+              try db.execute(sql: "DELETE FROM snapshots WHERE revision = ?", arguments: [key])
+              try db.execute(sql: "DELETE FROM snapshot_parts WHERE revision = ?", arguments: [key])
+            }
+            try db.execute(
+              sql: "INSERT INTO snapshot_parts (revision, part, bytes) VALUES (?, ?, ?)", arguments: [key, part, slice])
+            return .commit
+          }
+        }
+      }
+      let created = createdAt.timeIntervalSince1970
+      let size = bytes.count
+      try await pool.write { db in
+        try db.execute(
+          sql: "INSERT INTO snapshots (revision, created_at, size, parts, checksum) VALUES (?, ?, ?, ?, ?)",
+          arguments: [key, created, size, parts, checksum])
+        guard let windowStart,
+          let base = try Int64.fetchOne(db, sql: "SELECT MAX(revision) FROM snapshots WHERE revision <= ?", arguments: [Int64(bitPattern: windowStart)])
+        else { return }
+        try db.execute(sql: "DELETE FROM snapshots WHERE revision < ?", arguments: [base])
+        try db.execute(sql: "DELETE FROM snapshot_parts WHERE revision < ?", arguments: [base])
+        try db.execute(sql: "DELETE FROM journal WHERE revision <= ?", arguments: [base])
+      }
+    } catch {
+      throw Self.classify(error, path: path)
+    }
+  }
+}
+
+extension SnapshotRecord {
+  /// The record as JSON bytes, with the state written as it is (not re-encoded): what the
+  /// store keeps, and what `andAnchor(restoring:)` reads.
+  ///
+  /// ```swift
+  /// let bytes = try record.encodedBytes()
+  /// ```
+  public func encodedBytes() throws -> [UInt8] {
+    var header = self
+    header.state = .null
+    guard case .object(var object) = try JSONValueEncoder().encode(header) else {
+      throw EncodingError.invalidValue(self, .init(codingPath: [], debugDescription: "a snapshot record encodes as an object"))
+    }
+    object["state"] = state
+    var bytes: [UInt8] = []
+    JSONValue.object(object).writeJSON(to: &bytes)
+    return bytes
+  }
+}
+
+extension JSONValue {
+  var jsonBytes: [UInt8] {
+    var bytes: [UInt8] = []
+    writeJSON(to: &bytes)
+    return bytes
+  }
+}
