@@ -30,7 +30,7 @@ public struct IntentDispatcher<Root: Model>: Sendable {
     _ intent: String, on target: IntentTarget = .root, parameters: JSONValue = [:], wait: IntentWait = .committed
   ) async throws -> Outcome {
     guard let model = try anchor.model.model(at: target) else { throw IntentError.unknownTarget(target.description) }
-    let cause = ChangeCause(intent: intent, target: target.description)
+    let cause = ChangeCause(intent: intent, target: target.spelling)
     guard wait == .settled else {
       let result = try await ChangeCause.$current.withValue(cause) {
         try await Self.call(intent, on: model, parameters: parameters)
@@ -61,7 +61,7 @@ public struct IntentDispatcher<Root: Model>: Sendable {
   /// ```
   public func callSynchronously(_ intent: String, on target: IntentTarget = .root, parameters: JSONValue = [:]) throws -> Outcome? {
     guard let model = try anchor.model.model(at: target) else { throw IntentError.unknownTarget(target.description) }
-    let cause = ChangeCause(intent: intent, target: target.description)
+    let cause = ChangeCause(intent: intent, target: target.spelling)
     let result = try ChangeCause.$current.withValue(cause) {
       try Self.callSynchronously(intent, on: model, parameters: parameters)
     }

@@ -20,6 +20,18 @@ public enum IntentTarget: Sendable, Hashable, CustomStringConvertible {
     case .id(let id): return "with id \(id)"
     }
   }
+
+  /// The target as a client spells it: the JSON Pointer, or the id.
+  ///
+  /// ```swift
+  /// IntentTarget.path("/counters/0/counter").spelling   // "/counters/0/counter"
+  /// ```
+  public var spelling: String {
+    switch self {
+    case .path(let path): return path
+    case .id(let id): return "\(id)"
+    }
+  }
 }
 
 extension Model {
