@@ -170,6 +170,7 @@ let package = Package(
     .testTarget(
       name: "ArborDaemonTests",
       dependencies: [
+        "Arbor",
         "ArborDaemon",
         "ArborClient",
         "ArborStore",

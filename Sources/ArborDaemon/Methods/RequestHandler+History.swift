@@ -86,5 +86,63 @@ extension RequestHandler {
     }
   }
 
+  /// Starts a state watch from `since`, older than the hub's history: the revisions from
+  /// `since` to where the hub's history begins are read back from the journal, and the
+  /// watcher gets each one exactly once, then the hub's, then the live ones.
+  func resumeWatch(since: UInt64, scope: JSONPointer, outbox: Outbox, id: RPCID?) async -> Result<JSONValue, RPCError>? {
+    let reply: ([String: JSONValue]) -> [UInt8] = { Self.replyLine(id: id, result: .object($0)) }
+    do {
+      // The hub's history moves on while the journal is read: a few rounds at most.
+      for _ in 0..<5 {
+        let target = hub.oldestReplayable
+        guard since < target else { break }
+        try await journal.writer.durable(through: target)
+        guard let record = try await journal.store.state(at: since) else {
+          let oldest = try journal.store.snapshotRevisions().first ?? host.revision
+          throw ArborErrors.revisionCompacted(since: since, oldest: oldest, current: host.revision)
+        }
+        var revisions: [WatchHub.Revision] = []
+        var document = record.state
+        var cursor = since
+        while cursor < target {
+          let page = try await journal.store.journal(since: cursor, limit: Int(min(10_000, target - cursor)))
+          guard !page.isEmpty else { break }
+          for entry in page {
+            guard entry.revision == cursor + 1 else {
+              throw RPCError.internalError("the journal has no revision \(cursor + 1); watch without 'since'")
+            }
+            document = try entry.patch.apply(to: document)
+            revisions.append(WatchHub.Revision(revision: entry.revision, operations: entry.patch.operations, document: document))
+            cursor = entry.revision
+          }
+        }
+        let backfill = WatchHub.Backfill(since: since, base: record.state, revisions: revisions)
+        let attempt = watch(outbox: outbox, scope: scope, since: since, backfill: backfill, reply: reply)
+        switch attempt {
+        case .success: return nil
+        case .failure(let error) where error.code == ArborErrorCode.revisionCompacted: continue
+        case .failure(let error): throw error
+        }
+      }
+      try hub.watchState(outbox: outbox, scope: scope, since: since, treeRevision: host.revision, reply: reply)
+      return nil
+    } catch let error as RPCError {
+      return .failure(error)
+    } catch {
+      return .failure(RPCError.internalError("the journal could not be read: \(error)"))
+    }
+  }
+
+  private func watch(
+    outbox: Outbox, scope: JSONPointer, since: UInt64, backfill: WatchHub.Backfill, reply: ([String: JSONValue]) -> [UInt8]
+  ) -> Result<Void, RPCError> {
+    do throws(RPCError) {
+      try hub.watchState(outbox: outbox, scope: scope, since: since, treeRevision: host.revision, backfill: backfill, reply: reply)
+      return .success(())
+    } catch {
+      return .failure(error)
+    }
+  }
+
   static var timeFormat: Date.ISO8601FormatStyle { Date.ISO8601FormatStyle(includingFractionalSeconds: true) }
 }

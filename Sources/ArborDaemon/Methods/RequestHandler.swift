@@ -52,7 +52,7 @@ final class RequestHandler: Sendable {
     case durable(revision: UInt64, JSONValue)
     /// Work that must suspend (an `async` intent, a read of the store): the connection runs
     /// it in a task.
-    case later(@Sendable () async -> Result<JSONValue, RPCError>)
+    case later(@Sendable () async -> Result<JSONValue, RPCError>?)
   }
 
   /// Replies wait for the journal under `--fsync always`.
@@ -94,6 +94,12 @@ final class RequestHandler: Sendable {
         return repliesWaitForDisk ? .durable(revision: outcome.revision, reply) : .done(.success(reply))
       }
       if let work = try deferred(method, params) { return .later(work) }
+      if method == .stateWatch, let since = try params.revision("since"), since < hub.oldestReplayable, since < hub.revision {
+        // Older than the hub's history (the daemon restarted since): from the journal.
+        let scope = try params.pointer("path")
+        let outbox = connection.outbox
+        return .later { await self.resumeWatch(since: since, scope: scope, outbox: outbox, id: request.id) }
+      }
       let result = try run(method, params, request: request, connection: connection)
       if method == .stateRestore, repliesWaitForDisk, case .object(let members)? = result, case .int(let revision)? = members["revision"] {
         return .durable(revision: UInt64(revision), .object(members))

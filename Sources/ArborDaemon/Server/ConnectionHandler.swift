@@ -178,7 +178,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
       case .later(let work):
         inTask {
           let outcome = await work()
-          if let id = request.id { outbox.send(Self.response(id: id, outcome).json.jsonLine) }
+          if let id = request.id, let outcome { outbox.send(Self.response(id: id, outcome).json.jsonLine) }
         }
       }
     case .batch(let calls):
@@ -213,7 +213,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 }
               }
               let outcome = await work()
-              if let id = request.id { replies.append(Self.response(id: id, outcome).json) }
+              if let id = request.id, let outcome { replies.append(Self.response(id: id, outcome).json) }
               for call in rest {
                 switch call {
                 case .invalid(let reply):

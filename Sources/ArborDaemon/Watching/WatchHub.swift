@@ -27,10 +27,21 @@ final class WatchHub: Sendable {
     let types: Set<String>?
   }
 
-  private struct Revision {
+  /// One revision as the hub keeps it: its patch and the state after it.
+  struct Revision {
     let revision: UInt64
     let operations: [JSONPatchOperation]
     let document: JSONValue
+  }
+
+  /// Revisions older than the hub's history, read back from the journal, for a watch that
+  /// resumes from before the hub started (across a restart): the state at `since` and the
+  /// revisions after it, up to where the hub's history takes over.
+  struct Backfill {
+    let since: UInt64
+    let base: JSONValue
+    let revisions: [Revision]
+    var newest: UInt64 { revisions.last?.revision ?? since }
   }
 
   private struct State {
@@ -57,6 +68,12 @@ final class WatchHub: Sendable {
   /// The hub's copy of the state and its revision (a copy-on-write value: taking it costs
   /// nothing, and the hub's next change copies only what it changes).
   var current: (revision: UInt64, document: JSONValue) { state.withLockedValue { ($0.revision, $0.document) } }
+  /// The oldest `since` a state watch can start from without the journal.
+  var oldestReplayable: UInt64 { state.withLockedValue { Self.oldestReplayable($0) } }
+
+  private static func oldestReplayable(_ state: State) -> UInt64 {
+    (ordered(state).first?.revision ?? state.revision + 1) - 1
+  }
   var subscriptionCount: Int { state.withLockedValue { $0.stateWatches.count + $0.eventWatches.count } }
 
   // MARK: - Feeding the hub
@@ -162,7 +179,8 @@ final class WatchHub: Sendable {
   /// Registers a state watch and queues its reply, then (with `since`) the revisions after
   /// `since` from the history. `reply` turns the result into the reply line.
   func watchState(
-    outbox: Outbox, scope: JSONPointer, since: UInt64?, treeRevision: UInt64, reply: ([String: JSONValue]) -> [UInt8]
+    outbox: Outbox, scope: JSONPointer, since: UInt64?, treeRevision: UInt64, backfill: Backfill? = nil,
+    reply: ([String: JSONValue]) -> [UInt8]
   ) throws(RPCError) {
     // NIO's lock takes no typed-throwing closure: the error comes out as a result.
     let outcome: Result<Void, RPCError> = state.withLockedValue { state in
@@ -174,9 +192,13 @@ final class WatchHub: Sendable {
               "'since' is \(since) but the tree is at revision \(treeRevision)",
               data: ["name": "org.arbor.InvalidParameter", "parameter": "since", "current": .int(Int64(treeRevision))])
           }
-          let history = Self.ordered(state)
-          let oldestReplayable = (history.first?.revision ?? state.revision + 1) - 1
-          guard since >= oldestReplayable || since >= state.revision else {
+          var history = Self.ordered(state)
+          let oldestReplayable = Self.oldestReplayable(state)
+          var previous = history.last(where: { $0.revision <= since })?.document
+          if let backfill, backfill.since == since, backfill.newest >= oldestReplayable || backfill.newest >= state.revision {
+            history = backfill.revisions + history.filter { $0.revision > backfill.newest }
+            previous = backfill.base
+          } else if since < oldestReplayable && since < state.revision {
             throw RPCError(
               code: ArborErrorCode.revisionCompacted, name: "org.arbor.RevisionCompacted",
               message: "revision \(since) is older than the history kept (from \(oldestReplayable)); read the state again with state.get or watch without 'since'",
@@ -188,7 +210,6 @@ final class WatchHub: Sendable {
           state.nextSubscription += 1
           let watch = StateWatch(outbox: outbox, scope: scope, skipThrough: max(since, state.revision))
           outbox.send(reply(["subscription": .int(Int64(subscription)), "revision": .int(Int64(since))]))
-          var previous = history.last(where: { $0.revision <= since })?.document
           for entry in history where entry.revision > since {
             defer { previous = entry.document }
             let view: ScopedPatch
