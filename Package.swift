@@ -113,7 +113,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "arbor-benchmarks",
-      dependencies: ["Arbor", "ArborClient", "ArborJSON", "CEpoll"]
+      dependencies: ["Arbor", "ArborClient", "ArborDaemon", "ArborJSON", "ArborStore", "CEpoll"]
     ),
     // <sys/epoll.h> for the load generator.
     .target(name: "CEpoll"),

@@ -5,6 +5,9 @@ import Observation
 @Model struct SmallModel {
   var value = 0
   var label = ""
+
+  /// What the store benchmarks call over the socket.
+  @Intent func increment() { value += 1 }
 }
 
 /// A root holding its children in one array.

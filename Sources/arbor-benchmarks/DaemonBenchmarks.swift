@@ -104,10 +104,10 @@ struct DaemonBenchmarks {
     }
   }
 
-  private func redisLoad(socket: String, clients: Int) -> LoadResult? {
+  func redisLoad(socket: String, clients: Int, requests: Int? = nil) -> LoadResult? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["redis-benchmark", "-s", socket, "-t", "set", "-c", String(clients), "-n", String(requests), "--csv"]
+    process.arguments = ["redis-benchmark", "-s", socket, "-t", "set", "-c", String(clients), "-n", String(requests ?? self.requests), "--csv"]
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = FileHandle.nullDevice
@@ -130,7 +130,7 @@ struct DaemonBenchmarks {
     }
   }
 
-  private func start(_ executable: String, _ arguments: [String]) -> Process? {
+  func start(_ executable: String, _ arguments: [String]) -> Process? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
     process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
@@ -143,7 +143,7 @@ struct DaemonBenchmarks {
     }
   }
 
-  private func waitFor(_ path: String) async -> Bool {
+  func waitFor(_ path: String) async -> Bool {
     for _ in 0..<500 {
       if FileManager.default.fileExists(atPath: path), let connection = try? await ArborConnection.connect(to: path) {
         connection.close()
@@ -161,16 +161,16 @@ struct DaemonBenchmarks {
   }
 }
 
-private func range(_ values: [Double], _ format: String) -> String {
+func range(_ values: [Double], _ format: String) -> String {
   guard let low = values.min(), let high = values.max() else { return "n/a" }
   return String(format: format, low) + "–" + String(format: format, high)
 }
 
-private func pad(_ text: String, _ width: Int) -> String {
+func pad(_ text: String, _ width: Int) -> String {
   text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
 }
 
-private func raiseFileLimit() {
+func raiseFileLimit() {
   var limit = rlimit()
   getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
   limit.rlim_cur = limit.rlim_max

@@ -1,3 +1,4 @@
+import ArborDaemon
 import Foundation
 
 // arbor-benchmarks: measures the runtime and prints each figure next to a baseline run in
@@ -9,12 +10,27 @@ import Foundation
 //   swift run -c release arbor-benchmarks snapshots      snapshot encode/decode, patch sizes
 //   swift run -c release arbor-benchmarks all
 //   arbor-benchmarks daemon [--runs N]                  the daemon vs Redis (make bench-daemon)
+//   arbor-benchmarks store [--runs N]                   durable intents vs Redis, start-up and
+//                                                       snapshots of a 100,000-model tree (make bench-store)
 
 let arguments = CommandLine.arguments.dropFirst()
 if arguments.first == "__memory", arguments.count == 3, let count = Int(arguments.last!) {
   MemoryProbe.runChild(kind: arguments[arguments.startIndex + 1], count: count)
   exit(0)
 }
+// `arbor-benchmarks __daemon OPTIONS…`: a daemon hosting the benchmarks' `RootModel`, for
+// the store benchmarks' large tree.
+if arguments.first == "__daemon" {
+  do {
+    let options = try DaemonOptions.parse(Array(arguments.dropFirst()))
+    try await ArborDaemon(name: "arbor-bench", options: options) { RootModel() }.run()
+    exit(0)
+  } catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(1)
+  }
+}
+
 let quick = arguments.contains("--quick")
 let suites = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil }
 let selected = suites.isEmpty ? ["all"] : suites
@@ -51,11 +67,14 @@ for suite in selected {
   case "daemon":
     let runs = arguments.firstIndex(of: "--runs").flatMap { arguments.index(after: $0) < arguments.endIndex ? Int(arguments[arguments.index(after: $0)]) : nil } ?? 3
     await DaemonBenchmarks(quick: quick, runs: runs).run()
+  case "store":
+    let runs = arguments.firstIndex(of: "--runs").flatMap { arguments.index(after: $0) < arguments.endIndex ? Int(arguments[arguments.index(after: $0)]) : nil } ?? 3
+    await StoreBenchmarks(quick: quick, runs: runs).run()
   case "all":
     await CoreBenchmarks(divisor: quick ? 10 : 1).run()
     await RuntimeBenchmarks(divisor: quick ? 10 : 1).run()
     await SnapshotBenchmarks(divisor: quick ? 10 : 1).run()
   default:
-    print("unknown suite '\(suite)'; known: core, runtime, snapshots, daemon, all")
+    print("unknown suite '\(suite)'; known: core, runtime, snapshots, daemon, store, all")
   }
 }
