@@ -167,7 +167,7 @@ extension Store {
       }
       let patch = try decodePatch(row, revision: next, path: path)
       do {
-        record.state = try patch.apply(to: record.state)
+        try patch.apply(to: &record.state)
       } catch {
         throw StoreError(
           .damaged, path: path,

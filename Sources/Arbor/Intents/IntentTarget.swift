@@ -55,6 +55,7 @@ extension Model {
     let context = _$modelContext
     let found = context.withLock {
       var visitor = ModelVisitor()
+      visitor.lookingFor = rest.first
       context.visitChildren(property: property, into: &visitor)
       return visitor.found
     }

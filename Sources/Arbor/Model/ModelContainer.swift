@@ -26,6 +26,12 @@ extension Optional: ModelContainer where Wrapped: ModelContainer {
 
 extension Array: ModelContainer where Element: ModelContainer {
   public func _$visit(_ visitor: inout ModelVisitor) {
+    if let token = visitor.wantedToken {
+      // A lookup by path: only the element it names.
+      guard let index = Int(token), indices.contains(index) else { return }
+      visitor.withComponent(.index(index)) { self[index]._$visit(&$0) }
+      return
+    }
     for index in indices {
       visitor.withComponent(.index(index)) { self[index]._$visit(&$0) }
     }
@@ -34,6 +40,12 @@ extension Array: ModelContainer where Element: ModelContainer {
 
 extension ContiguousArray: ModelContainer where Element: ModelContainer {
   public func _$visit(_ visitor: inout ModelVisitor) {
+    if let token = visitor.wantedToken {
+      // A lookup by path: only the element it names.
+      guard let index = Int(token), indices.contains(index) else { return }
+      visitor.withComponent(.index(index)) { self[index]._$visit(&$0) }
+      return
+    }
     for index in indices {
       visitor.withComponent(.index(index)) { self[index]._$visit(&$0) }
     }
@@ -42,6 +54,15 @@ extension ContiguousArray: ModelContainer where Element: ModelContainer {
 
 extension Dictionary: ModelContainer where Value: ModelContainer {
   public func _$visit(_ visitor: inout ModelVisitor) {
+    if let token = visitor.wantedToken {
+      // A lookup by path: only the entry it names.
+      if let key = token as? Key {
+        if let value = self[key] { visitor.withComponent(.key(token)) { value._$visit(&$0) } }
+      } else if let (key, value) = first(where: { "\($0.key)" == token }) {
+        visitor.withComponent(.key("\(key)")) { value._$visit(&$0) }
+      }
+      return
+    }
     for (key, value) in self.sorted(by: { "\($0.key)" < "\($1.key)" }) {
       visitor.withComponent(.key("\(key)")) { value._$visit(&$0) }
     }
@@ -50,6 +71,12 @@ extension Dictionary: ModelContainer where Value: ModelContainer {
 
 extension IdentifiedArray: ModelContainer where Element: ModelContainer {
   public func _$visit(_ visitor: inout ModelVisitor) {
+    if let token = visitor.wantedToken {
+      // A lookup by path: only the element it names.
+      guard let index = Int(token), indices.contains(index) else { return }
+      visitor.withComponent(.index(index)) { self[index]._$visit(&$0) }
+      return
+    }
     for index in indices {
       visitor.withComponent(.index(index)) { self[index]._$visit(&$0) }
     }

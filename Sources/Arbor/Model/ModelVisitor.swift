@@ -17,8 +17,16 @@ public struct ModelVisitor {
 
   @usableFromInline var found: [Found] = []
   @usableFromInline var components: [PathComponent] = []
+  /// Set for a lookup by path: a container at the start of the walk visits only its
+  /// element or entry with this token (an index or a key) instead of all of them.
+  @usableFromInline var lookingFor: String?
 
   init() {}
+
+  /// The token a container should visit alone, when the walk is a lookup by path and the
+  /// container is where the walk began. Generated containers may ignore it.
+  @inlinable
+  public var wantedToken: String? { components.isEmpty ? lookingFor : nil }
 
   /// Visits a value statically known to hold models.
   @inlinable

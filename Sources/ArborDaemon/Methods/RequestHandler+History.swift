@@ -94,8 +94,8 @@ extension RequestHandler {
     do {
       // The hub's history moves on while the journal is read: a few rounds at most.
       for _ in 0..<5 {
-        let target = hub.oldestReplayable
-        guard since < target else { break }
+        let target = max(since, hub.oldestReplayable)
+        guard since < target || !scope.tokens.isEmpty else { break }
         try await journal.writer.durable(through: target)
         guard let record = try await journal.store.state(at: since) else {
           let oldest = try journal.store.snapshotRevisions().first ?? host.revision
@@ -111,7 +111,7 @@ extension RequestHandler {
             guard entry.revision == cursor + 1 else {
               throw RPCError.internalError("the journal has no revision \(cursor + 1); watch without 'since'")
             }
-            document = try entry.patch.apply(to: document)
+            try entry.patch.apply(to: &document)
             revisions.append(WatchHub.Revision(revision: entry.revision, operations: entry.patch.operations, document: document))
             cursor = entry.revision
           }

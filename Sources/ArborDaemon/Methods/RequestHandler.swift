@@ -94,9 +94,11 @@ final class RequestHandler: Sendable {
         return repliesWaitForDisk ? .durable(revision: outcome.revision, reply) : .done(.success(reply))
       }
       if let work = try deferred(method, params) { return .later(work) }
-      if method == .stateWatch, let since = try params.revision("since"), since < hub.oldestReplayable, since < hub.revision {
-        // Older than the hub's history (the daemon restarted since): from the journal.
-        let scope = try params.pointer("path")
+      if method == .stateWatch, let since = try params.revision("since"), since < hub.revision,
+        case let scope = try params.pointer("path"), since < hub.oldestReplayable || !scope.tokens.isEmpty
+      {
+        // Older than the hub's history (the daemon restarted since), or a path, whose
+        // replay starts from the state at `since`: read back from the journal.
         let outbox = connection.outbox
         return .later { await self.resumeWatch(since: since, scope: scope, outbox: outbox, id: request.id) }
       }

@@ -14,7 +14,34 @@ enum ScopedPatch: Equatable {
   /// The value at the path is now this one (nil: the path no longer exists).
   case value(JSONValue?)
 
+  /// What a scoped patch needs of the state before the revision, read before the patch is
+  /// applied in place (so that no copy of the whole state is kept): which parents of the
+  /// operations' paths were arrays, and the value at each watched path.
+  struct Before {
+    var arrayParents: Set<JSONPointer> = []
+    var values: [JSONPointer: JSONValue] = [:]
+
+    init(_ operations: [JSONPatchOperation], scopes: some Sequence<JSONPointer>, in document: JSONValue) {
+      for operation in operations {
+        var paths = [operation.path]
+        if case .move(let from, _) = operation { paths.append(from) }
+        for path in paths {
+          guard let (parent, _) = path.parentAndLast, case .array? = try? parent.resolve(in: document) else { continue }
+          arrayParents.insert(parent)
+        }
+      }
+      for scope in scopes where values[scope] == nil {
+        if let value = try? scope.resolve(in: document) { values[scope] = value }
+      }
+    }
+  }
+
+  /// `before` is the state before the revision, `after` the state after it.
   static func scope(_ operations: [JSONPatchOperation], to scope: JSONPointer, before: JSONValue, after: JSONValue) -> ScopedPatch {
+    self.scope(operations, to: scope, before: Before(operations, scopes: [scope], in: before), after: after)
+  }
+
+  static func scope(_ operations: [JSONPatchOperation], to scope: JSONPointer, before: Before, after: JSONValue) -> ScopedPatch {
     let depth = scope.tokens.count
     if depth == 0 { return operations.isEmpty ? .unchanged : .operations(operations) }
     var relative: [JSONPatchOperation] = []
@@ -30,11 +57,9 @@ enum ScopedPatch: Equatable {
       guard let (parent, _) = path.parentAndLast, parent.tokens.count < depth,
         scope.tokens.starts(with: parent.tokens)
       else { return false }
-      let isArray = { (document: JSONValue) -> Bool in
-        if case .array? = try? parent.resolve(in: document) { return true }
-        return false
-      }
-      return isArray(before) || isArray(after)
+      if before.arrayParents.contains(parent) { return true }
+      if case .array? = try? parent.resolve(in: after) { return true }
+      return false
     }
     func relativePath(_ path: JSONPointer) -> JSONPointer { JSONPointer(tokens: Array(path.tokens.dropFirst(depth))) }
 
@@ -64,7 +89,7 @@ enum ScopedPatch: Equatable {
       if wholesale { break }
     }
     if wholesale {
-      let old = try? scope.resolve(in: before)
+      let old = before.values[scope]
       let new = try? scope.resolve(in: after)
       return old == new ? .unchanged : .value(new)
     }

@@ -8,7 +8,9 @@ import Synchronization
 /// Fans the tree's revisions and events out to the watches of every connection.
 ///
 /// The hub keeps its own copy of the state as JSON, current by applying each revision's
-/// patch, and the last `historyLimit` revisions. A watch's first reply and every later
+/// patch in place, and the patches of the last `historyLimit` revisions (no copy of the
+/// state per revision: a change to one member of a large array costs no copy of the
+/// array). A watch's first reply and every later
 /// notification are queued under the hub's lock, in revision order, so a watcher that
 /// applies the patches to the first value holds exactly the state of each revision.
 final class WatchHub: Sendable {
@@ -27,11 +29,11 @@ final class WatchHub: Sendable {
     let types: Set<String>?
   }
 
-  /// One revision as the hub keeps it: its patch and the state after it.
+  /// One revision: its patch, and (read back from the journal) the state after it.
   struct Revision {
     let revision: UInt64
     let operations: [JSONPatchOperation]
-    let document: JSONValue
+    var document: JSONValue? = nil
   }
 
   /// Revisions older than the hub's history, read back from the journal, for a watch that
@@ -99,17 +101,19 @@ final class WatchHub: Sendable {
   func apply(revision: UInt64, operations: [JSONPatchOperation]) -> Bool {
     state.withLockedValue { state in
       guard revision > state.revision else { return true }
-      let before = state.document
-      let after: JSONValue
+      // What the path watches need of the state before: read now, since the patch is
+      // applied in place.
+      let scopes = state.stateWatches.values.lazy.filter { !$0.awaitingResync && !$0.scope.tokens.isEmpty }.map(\.scope)
+      let before = scopes.isEmpty ? nil : ScopedPatch.Before(operations, scopes: scopes, in: state.document)
       do {
-        after = try JSONPatch(operations).apply(to: before)
+        try JSONPatch(operations).apply(to: &state.document)
       } catch {
         logger.error("revision \(revision)'s patch does not apply to the copy of revision \(state.revision): \(error)")
         return false
       }
-      state.document = after
+      let after = state.document
       state.revision = revision
-      Self.record(Revision(revision: revision, operations: operations, document: after), in: &state, limit: historyLimit)
+      Self.record(Revision(revision: revision, operations: operations), in: &state, limit: historyLimit)
 
       var rootPatch: [UInt8]?
       // Each scope's patch is worked out and written once, whatever the number of its
@@ -125,7 +129,7 @@ final class WatchHub: Sendable {
           if let known = scoped[watch.scope] {
             patch = known
           } else {
-            patch = NotificationBytes.Patch(ScopedPatch.scope(operations, to: watch.scope, before: before, after: after))
+            patch = before.flatMap { NotificationBytes.Patch(ScopedPatch.scope(operations, to: watch.scope, before: $0, after: after)) }
             scoped[watch.scope] = patch
           }
           guard let patch else { continue }
@@ -192,9 +196,10 @@ final class WatchHub: Sendable {
               "'since' is \(since) but the tree is at revision \(treeRevision)",
               data: ["name": "org.arbor.InvalidParameter", "parameter": "since", "current": .int(Int64(treeRevision))])
           }
-          var history = Self.ordered(state)
+          var history = Self.ordered(state).filter { $0.revision > since }
           let oldestReplayable = Self.oldestReplayable(state)
-          var previous = history.last(where: { $0.revision <= since })?.document
+          // A path watch replays from the state at `since`, read back from the journal.
+          var previous: JSONValue?
           if let backfill, backfill.since == since, backfill.newest >= oldestReplayable || backfill.newest >= state.revision {
             history = backfill.revisions + history.filter { $0.revision > backfill.newest }
             previous = backfill.base
@@ -210,15 +215,35 @@ final class WatchHub: Sendable {
           state.nextSubscription += 1
           let watch = StateWatch(outbox: outbox, scope: scope, skipThrough: max(since, state.revision))
           outbox.send(reply(["subscription": .int(Int64(subscription)), "revision": .int(Int64(since))]))
+          if !scope.tokens.isEmpty && previous == nil, !history.isEmpty {
+            // A path watch with no state at `since` (the tree moved on since the request
+            // was read): the value as it is now, at the current revision.
+            history = []
+            if let line = Self.line(for: .value(try? scope.resolve(in: state.document)), revision: state.revision, subscription: subscription) {
+              outbox.send(line)
+            }
+          }
           for entry in history where entry.revision > since {
-            defer { previous = entry.document }
             let view: ScopedPatch
             if scope.tokens.isEmpty {
               view = .operations(entry.operations)
             } else if let before = previous {
-              view = ScopedPatch.scope(entry.operations, to: scope, before: before, after: entry.document)
+              // Revisions of the hub's own history carry no state: it follows from the
+              // state before and the patch.
+              let after: JSONValue
+              if let document = entry.document {
+                after = document
+              } else {
+                var next = before
+                guard (try? JSONPatch(entry.operations).apply(to: &next)) != nil else {
+                  throw RPCError.internalError("revision \(entry.revision) does not apply to the state read back; watch without 'since'")
+                }
+                after = next
+              }
+              view = ScopedPatch.scope(entry.operations, to: scope, before: before, after: after)
+              previous = after
             } else {
-              view = .value(try? scope.resolve(in: entry.document))
+              view = .value(try? scope.resolve(in: state.document))
             }
             if let line = Self.line(for: view, revision: entry.revision, subscription: subscription) {
               outbox.send(line)

@@ -23,16 +23,30 @@ public struct JSONPatch: Sendable, Hashable, Codable, ExpressibleByArrayLiteral 
   /// and why, and no change is returned.
   public func apply(to document: JSONValue) throws -> JSONValue {
     var result = document
+    try apply(to: &result)
+    return result
+  }
+
+  /// Applies the operations in order to `document` in place. When `document` is the only
+  /// reference to its containers, only what the operations touch is written: a patch of one
+  /// member of a large array costs no copy of the array. If an operation fails, the error
+  /// says which and why, and `document` may hold the operations before it: apply to a copy
+  /// when that matters.
+  ///
+  /// ```swift
+  /// var state: JSONValue = ["count": 1]
+  /// try JSONPatch([.replace(try JSONPointer("/count"), 2)]).apply(to: &state)
+  /// ```
+  public func apply(to document: inout JSONValue) throws {
     for (index, operation) in operations.enumerated() {
       do {
-        result = try operation.apply(to: result)
+        try operation.apply(to: &document)
       } catch let error as JSONPatchError {
         throw JSONPatchError.operationFailed(index: index, operation.op, error.reason)
       } catch let error as JSONPointerError {
         throw JSONPatchError.operationFailed(index: index, operation.op, error.description)
       }
     }
-    return result
   }
 }
 
@@ -65,51 +79,46 @@ public enum JSONPatchOperation: Sendable, Hashable {
     }
   }
 
-  func apply(to document: JSONValue) throws -> JSONValue {
+  func apply(to document: inout JSONValue) throws {
     switch self {
     case .add(let path, let value):
-      return try Self.add(value, at: path, in: document)
+      try Self.put(value, at: path, in: &document, inserting: true)
     case .remove(let path):
-      return try Self.remove(at: path, in: document).document
+      _ = try Self.remove(at: path, in: &document)
     case .replace(let path, let value):
       _ = try path.resolve(in: document)
-      return try Self.set(value, at: path, in: document)
+      try Self.put(value, at: path, in: &document, inserting: false)
     case .move(let from, let to):
-      if from == to { return document }
+      if from == to { return }
       if to.tokens.count > from.tokens.count, Array(to.tokens.prefix(from.tokens.count)) == from.tokens {
         throw JSONPatchError.reason("cannot move '\(from)' into its own child '\(to)'")
       }
-      let (removed, value) = try Self.remove(at: from, in: document)
-      return try Self.add(value, at: to, in: removed)
+      let value = try Self.remove(at: from, in: &document)
+      try Self.put(value, at: to, in: &document, inserting: true)
     case .copy(let from, let to):
-      return try Self.add(try from.resolve(in: document), at: to, in: document)
+      try Self.put(try from.resolve(in: document), at: to, in: &document, inserting: true)
     case .test(let path, let expected):
       let actual = try path.resolve(in: document)
       guard actual == expected else { throw JSONPatchError.reason("the value at '\(path)' is not the expected value") }
-      return document
     }
-  }
-
-  /// Inserts into an array (shifting later elements) or sets an object member.
-  private static func add(_ value: JSONValue, at path: JSONPointer, in document: JSONValue) throws -> JSONValue {
-    try put(value, at: path, in: document, inserting: true)
-  }
-
-  /// Replaces the value at `path`, which must exist (checked by the caller).
-  private static func set(_ value: JSONValue, at path: JSONPointer, in document: JSONValue) throws -> JSONValue {
-    try put(value, at: path, in: document, inserting: false)
   }
 
   /// Writes `value` at `path`: into an object member either way; into an array by inserting
   /// (where `-` means the end) or by replacing an element.
-  private static func put(_ value: JSONValue, at path: JSONPointer, in document: JSONValue, inserting: Bool) throws -> JSONValue {
-    guard let (parent, last) = path.parentAndLast else { return value }
-    return try modify(parent, in: document) { container in
+  private static func put(_ value: JSONValue, at path: JSONPointer, in document: inout JSONValue, inserting: Bool) throws {
+    guard let (parent, last) = path.parentAndLast else {
+      document = value
+      return
+    }
+    try modify(parent.tokens[...], in: &document, at: parent) { container in
       switch container {
       case .object(var members):
+        container = .null
         members[last] = value
         container = .object(members)
       case .array(var elements):
+        container = .null
+        defer { container = .array(elements) }
         if inserting && last == "-" {
           elements.append(value)
         } else {
@@ -121,52 +130,57 @@ public enum JSONPatchOperation: Sendable, Hashable {
             elements[index] = value
           }
         }
-        container = .array(elements)
       default:
         throw JSONPointerError.notAContainer(parent, container.typeName)
       }
     }
   }
 
-  private static func remove(at path: JSONPointer, in document: JSONValue) throws -> (document: JSONValue, removed: JSONValue) {
+  /// Removes the value at `path` and returns it.
+  private static func remove(at path: JSONPointer, in document: inout JSONValue) throws -> JSONValue {
     guard let (parent, last) = path.parentAndLast else { throw JSONPatchError.reason("cannot remove the whole document") }
     let removed = try path.resolve(in: document)
-    let result = try modify(parent, in: document) { container in
+    try modify(parent.tokens[...], in: &document, at: parent) { container in
       switch container {
       case .object(var members):
+        container = .null
         members[last] = nil
         container = .object(members)
       case .array(var elements):
+        container = .null
+        defer { container = .array(elements) }
         let index = try JSONPointer.arrayIndex(last, count: elements.count, at: path)
         elements.remove(at: index)
-        container = .array(elements)
       default:
         throw JSONPointerError.notAContainer(parent, container.typeName)
       }
     }
-    return (result, removed)
+    return removed
   }
 
-  /// Rebuilds `document` with the container at `path` changed by `change`.
+  /// Runs `change` on the container at `tokens` inside `document`, in place: each container
+  /// on the way is taken out of its parent while it is changed, so that a container held
+  /// only by the document is changed without a copy.
   private static func modify(
-    _ path: JSONPointer, in document: JSONValue, _ change: (inout JSONValue) throws -> Void
-  ) throws -> JSONValue {
-    guard let first = path.tokens.first else {
-      var copy = document
-      try change(&copy)
-      return copy
+    _ tokens: ArraySlice<String>, in document: inout JSONValue, at path: JSONPointer, _ change: (inout JSONValue) throws -> Void
+  ) throws {
+    guard let first = tokens.first else {
+      try change(&document)
+      return
     }
-    let rest = JSONPointer(tokens: Array(path.tokens.dropFirst()))
+    let rest = tokens.dropFirst()
     switch document {
     case .object(var members):
-      guard let child = members[first] else { throw JSONPointerError.notFound(JSONPointer(tokens: [first])) }
-      members[first] = try modify(rest, in: child, change)
-      return .object(members)
+      guard members[first] != nil else { throw JSONPointerError.notFound(JSONPointer(tokens: [first])) }
+      document = .null
+      defer { document = .object(members) }
+      try modify(rest, in: &members[first]!, at: path, change)
     case .array(var elements):
       let index = try JSONPointer.arrayIndex(first, count: elements.count, at: JSONPointer(tokens: [first]))
       guard index < elements.count else { throw JSONPointerError.notFound(JSONPointer(tokens: [first])) }
-      elements[index] = try modify(rest, in: elements[index], change)
-      return .array(elements)
+      document = .null
+      defer { document = .array(elements) }
+      try modify(rest, in: &elements[index], at: path, change)
     default:
       throw JSONPointerError.notAContainer(.root, document.typeName)
     }

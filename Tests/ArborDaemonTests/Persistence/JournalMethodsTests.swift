@@ -31,6 +31,12 @@ import Testing
       let reply = try await watcher.call("state.watch", ["since": 4])
       #expect(reply["revision"] == 4)
       var state = try #require(try await watcher.call("state.at", ["revision": 4])["value"])
+      // A watch of one counter from revision 4 too: its patches are relative to it.
+      let pathWatcher = try await daemon.connect()
+      let pathNotifications = DeadlineIterator(pathWatcher.notifications.makeAsyncIterator())
+      let counter = "/counters/0/counter"
+      #expect(try await pathWatcher.call("state.watch", ["since": 4, "path": .string(counter)])["revision"] == 4)
+      var counterState = try #require(try await pathWatcher.call("state.at", ["revision": 4, "path": .string(counter)])["value"])
       // Then revisions 16 and 17, live.
       for _ in 0..<2 { try await driver.call("intent.call", Self.increment) }
       for revision in 5...17 {
@@ -43,6 +49,14 @@ import Testing
       let current = try await driver.call("state.get")
       #expect(current["revision"] == 17)
       #expect(state == current["value"], "the patches from revision 4 reproduce the state")
+      // The counter changed at revisions 5…12 and 16, 17; 13…15 changed the other one.
+      for revision in [5, 6, 7, 8, 9, 10, 11, 12, 16, 17] {
+        let notification = try await pathNotifications.next("the counter's revision \(revision)")
+        #expect(notification.params?["revision"] == .int(Int64(revision)))
+        let patch = try JSONValueDecoder().decode(JSONPatch.self, from: notification.params?["patch"] ?? .null)
+        counterState = try patch.apply(to: counterState)
+      }
+      #expect(counterState == current["value"]?["counters"]?[0]?["counter"], "relative patches reproduce the counter")
     }
   }
 
