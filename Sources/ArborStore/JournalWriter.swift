@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import NIOConcurrencyHelpers
 
@@ -42,6 +43,8 @@ public final class JournalWriter: Sendable {
   }
 
   private let state = NIOLockedValueBox(State())
+  /// Wakes the writer's thread: signalled once each time `writing` turns true.
+  private let wake = DispatchSemaphore(value: 0)
 
   /// `start` is the revision the journal holds up to already (a new writer waits for no
   /// earlier revision).
@@ -52,6 +55,7 @@ public final class JournalWriter: Sendable {
       $0.submitted = start
       $0.written = start
     }
+    Self.startThread(for: self)
   }
 
   /// Transactions written so far, and the newest revision written.
@@ -80,7 +84,7 @@ public final class JournalWriter: Sendable {
     }
     switch next {
     case .nothing: break
-    case .start: Task { await self.drain() }
+    case .start: wake.signal()
     case .schedule:
       Task {
         try? await Task.sleep(for: self.window)
@@ -121,7 +125,7 @@ public final class JournalWriter: Sendable {
     case .failed(let failure): done(failure)
     case .done: done(nil)
     case .wait: break
-    case .start: Task { await self.drain() }
+    case .start: wake.signal()
     }
   }
 
@@ -166,11 +170,31 @@ public final class JournalWriter: Sendable {
       state.writing = true
       return true
     }
-    if start { Task { await self.drain() } }
+    if start { wake.signal() }
   }
 
-  /// Writes transaction after transaction, in order, until nothing is queued.
-  private func drain() async {
+  /// The writer's own thread: waits to be woken, then writes what is queued. A thread of
+  /// its own (not the cooperative pool's) because a write blocks until the disk has it.
+  private static func startThread(for writer: JournalWriter) {
+    let wake = writer.wake
+    let reference = WeakWriter(writer)
+    let thread = Thread {
+      while true {
+        wake.wait()
+        guard let writer = reference.writer else { return }
+        writer.drain()
+      }
+    }
+    thread.name = "arbor-journal"
+    thread.start()
+  }
+
+  // The thread wakes, finds its writer gone, and ends.
+  deinit { wake.signal() }
+
+  /// Writes transaction after transaction, in order, until nothing is queued. Runs on the
+  /// writer's thread only.
+  private func drain() {
     while true {
       let batch = state.withLockedValue { state -> [JournalEntry] in
         defer { state.queue = [] }
@@ -179,7 +203,7 @@ public final class JournalWriter: Sendable {
       }
       guard !batch.isEmpty else { return }
       do {
-        try await store.append(batch)
+        try store.appendNow(batch)
         let ready = state.withLockedValue { state -> [Waiter] in
           state.transactions += 1
           state.written = max(state.written, batch.last?.revision ?? state.written)
@@ -199,4 +223,11 @@ public final class JournalWriter: Sendable {
       }
     }
   }
+}
+
+/// The writer's thread holds its writer weakly, so that the writer (and the thread) go
+/// when nothing else holds it.
+private final class WeakWriter: Sendable {
+  weak let writer: JournalWriter?
+  init(_ writer: JournalWriter) { self.writer = writer }
 }

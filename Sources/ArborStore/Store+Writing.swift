@@ -12,32 +12,47 @@ extension Store {
   /// try await store.append([JournalEntry(revision: 8, time: Date(), patch: changeSet.patch)])
   /// ```
   public func append(_ entries: [JournalEntry]) async throws(StoreError) {
-    guard !entries.isEmpty else { return }
-    var rows: [(Int64, Double, String?, String?, String, Int64)] = []
+    let rows = Self.rows(entries)
+    do {
+      try await pool.write { db in try Self.insert(rows, in: db) }
+    } catch {
+      throw Self.classify(error, path: path)
+    }
+  }
+
+  /// Appends committed revisions in one transaction on the calling thread, which waits
+  /// until it is committed (and synced under `.always`): for a thread of the caller's own,
+  /// never a thread of the cooperative pool or an event loop.
+  public func appendNow(_ entries: [JournalEntry]) throws(StoreError) {
+    let rows = Self.rows(entries)
+    do {
+      try pool.write { db in try Self.insert(rows, in: db) }
+    } catch {
+      throw Self.classify(error, path: path)
+    }
+  }
+
+  typealias JournalRow = (Int64, Double, String?, String?, String, Int64)
+
+  static func rows(_ entries: [JournalEntry]) -> [JournalRow] {
+    var rows: [JournalRow] = []
     rows.reserveCapacity(entries.count)
     for entry in entries {
-      let patch: [UInt8]
-      do {
-        patch = try JSONValueEncoder().encode(entry.patch).jsonBytes
-      } catch {
-        throw StoreError(.io, path: path, "the patch of revision \(entry.revision) could not be encoded: \(error)")
-      }
+      let patch = entry.patch.jsonBytes
       rows.append((
         Int64(bitPattern: entry.revision), entry.time.timeIntervalSince1970, entry.intent, entry.target,
         String(decoding: patch, as: UTF8.self), Checksum.of(patch)
       ))
     }
-    let encoded = rows
-    do {
-      try await pool.write { db in
-        let statement = try db.cachedStatement(
-          sql: "INSERT INTO journal (revision, time, intent, target, patch, checksum) VALUES (?, ?, ?, ?, ?, ?)")
-        for row in encoded {
-          try statement.execute(arguments: [row.0, row.1, row.2, row.3, row.4, row.5])
-        }
-      }
-    } catch {
-      throw Self.classify(error, path: path)
+    return rows
+  }
+
+  static func insert(_ rows: [JournalRow], in db: Database) throws {
+    guard !rows.isEmpty else { return }
+    let statement = try db.cachedStatement(
+      sql: "INSERT INTO journal (revision, time, intent, target, patch, checksum) VALUES (?, ?, ?, ?, ?, ?)")
+    for row in rows {
+      try statement.execute(arguments: [row.0, row.1, row.2, row.3, row.4, row.5])
     }
   }
 

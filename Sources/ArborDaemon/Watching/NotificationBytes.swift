@@ -48,9 +48,6 @@ enum NotificationBytes {
 
   /// The JSON text of a list of patch operations.
   static func patchJSON(_ operations: [JSONPatchOperation]) -> [UInt8] {
-    var bytes: [UInt8] = []
-    // JSONPatch's own Codable form (RFC 6902); encoding JSON values cannot fail.
-    ((try? JSONValueEncoder().encode(JSONPatch(operations))) ?? []).writeJSON(to: &bytes)
-    return bytes
+    JSONPatch(operations).jsonBytes
   }
 }

@@ -47,7 +47,17 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
 
   /// The pointer written out, escaped.
   public var description: String {
-    tokens.map { "/" + $0.replacing("~", with: "~0").replacing("/", with: "~1") }.joined()
+    var text = ""
+    for token in tokens {
+      text.append("/")
+      // Most tokens need no escape: skip the replacing then.
+      if token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) {
+        text.append(token.replacing("~", with: "~0").replacing("/", with: "~1"))
+      } else {
+        text.append(token)
+      }
+    }
+    return text
   }
 
   /// The pointer to the parent and the last token; nil for the root.

@@ -102,7 +102,7 @@ struct JSONWriter {
     }
   }
 
-  private mutating func writeString(_ text: String) {
+  mutating func writeString(_ text: String) {
     bytes.append(UInt8(ascii: "\""))
     var text = text
     text.withUTF8 { utf8 in
@@ -129,5 +129,71 @@ struct JSONWriter {
       bytes.append(contentsOf: utf8[start..<utf8.count])
     }
     bytes.append(UInt8(ascii: "\""))
+  }
+}
+
+extension JSONPatch {
+  /// Appends the patch as compact JSON text (RFC 6902, each operation's keys sorted, as
+  /// its `Codable` form gives), written directly: no encoder in between.
+  ///
+  /// ```swift
+  /// var bytes: [UInt8] = []
+  /// JSONPatch([.replace(try JSONPointer("/count"), 2)]).writeJSON(to: &bytes)
+  /// // [{"op":"replace","path":"/count","value":2}]
+  /// ```
+  public func writeJSON(to bytes: inout [UInt8]) {
+    var writer = JSONWriter(bytes: bytes)
+    bytes = []
+    writer.write(self)
+    bytes = writer.bytes
+  }
+
+  /// The patch as compact JSON text.
+  public var jsonBytes: [UInt8] {
+    var bytes: [UInt8] = []
+    writeJSON(to: &bytes)
+    return bytes
+  }
+}
+
+extension JSONWriter {
+  mutating func write(_ patch: JSONPatch) {
+    bytes.append(UInt8(ascii: "["))
+    for (index, operation) in patch.operations.enumerated() {
+      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      bytes.append(UInt8(ascii: "{"))
+      if case .move(let from, _) = operation {
+        member("from", first: true)
+        writeString(from.description)
+      } else if case .copy(let from, _) = operation {
+        member("from", first: true)
+        writeString(from.description)
+      }
+      let hasFrom: Bool
+      switch operation {
+      case .move, .copy: hasFrom = true
+      default: hasFrom = false
+      }
+      member("op", first: !hasFrom)
+      writeString(operation.op)
+      member("path", first: false)
+      writeString(operation.path.description)
+      switch operation {
+      case .add(_, let value), .replace(_, let value), .test(_, let value):
+        member("value", first: false)
+        write(value)
+      case .remove, .move, .copy:
+        break
+      }
+      bytes.append(UInt8(ascii: "}"))
+    }
+    bytes.append(UInt8(ascii: "]"))
+  }
+
+  private mutating func member(_ key: StaticString, first: Bool) {
+    if !first { bytes.append(UInt8(ascii: ",")) }
+    bytes.append(UInt8(ascii: "\""))
+    key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
   }
 }

@@ -79,6 +79,38 @@ struct RFCExample: Sendable, CustomTestStringConvertible {
     }
   }
 
+  @Test func theDirectWriterGivesTheCodableFormByteForByte() throws {
+    let patch = JSONPatch([
+      .add(try JSONPointer("/a~1b/-"), ["x": 1, "y": [true, nil]]),
+      .remove(try JSONPointer("/m~0n")),
+      .replace(try JSONPointer("/s"), "quote \" and \\ slash"),
+      .move(from: try JSONPointer("/a/0"), to: try JSONPointer("/b")),
+      .copy(from: try JSONPointer("/b"), to: try JSONPointer("/c")),
+      .test(try JSONPointer(""), 2.5),
+    ])
+    var coded: [UInt8] = []
+    try JSONValueEncoder().encode(patch).writeJSON(to: &coded)
+    #expect(String(decoding: patch.jsonBytes, as: UTF8.self) == String(decoding: coded, as: UTF8.self))
+  }
+
+  @Test func applyingInPlaceEqualsApplyingToACopy() throws {
+    var document: JSONValue = ["rows": .array((0..<100).map { .object(["n": .int(Int64($0))]) }), "name": "x"]
+    let patch = JSONPatch([
+      .replace(try JSONPointer("/rows/7/n"), 70),
+      .add(try JSONPointer("/rows/0"), ["n": -1]),
+      .remove(try JSONPointer("/rows/50")),
+      .move(from: try JSONPointer("/name"), to: try JSONPointer("/rows/3/name")),
+    ])
+    let copied = try patch.apply(to: document)
+    try patch.apply(to: &document)
+    #expect(document == copied)
+    guard case .object(let members) = document, case .array(let rows)? = members["rows"] else {
+      Issue.record("not an object with rows: \(document)")
+      return
+    }
+    #expect(rows[8] == ["n": 70], "the replaced row moved down by the insert")
+  }
+
   @Test func aFailingPatchChangesNothingAndSaysWhichOperationFailed() throws {
     let document = try json(#"{"a": 1}"#)
     let operations = try patch(#"[{"op": "replace", "path": "/a", "value": 2}, {"op": "remove", "path": "/missing"}]"#)
