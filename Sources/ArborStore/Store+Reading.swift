@@ -201,7 +201,7 @@ extension Store {
         "revision \(revision) of the journal does not match its checksum (its bytes were changed): restore the file from a backup, or move it away to start fresh.")
     }
     do {
-      return try JSONValueDecoder().decode(JSONPatch.self, from: JSONValue(parsing: bytes))
+      return try JSONPatch(json: JSONValue(parsing: bytes))
     } catch {
       throw StoreError(
         .damaged, path: path,

@@ -159,6 +159,7 @@ public final class Store: Sendable {
 
   static func classify(_ error: any Error, path: String) -> StoreError {
     if let error = error as? StoreError { return error }
+    if error is CancellationError { return StoreError(.cancelled, path: path, "cancelled") }
     if let error = error as? DatabaseError {
       switch error.resultCode {
       case .SQLITE_NOTADB:

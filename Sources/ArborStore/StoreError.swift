@@ -17,6 +17,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case damaged
     /// SQLite failed to read or write.
     case io
+    /// The task waiting for the store was cancelled; nothing failed.
+    case cancelled
   }
 
   public var kind: Kind

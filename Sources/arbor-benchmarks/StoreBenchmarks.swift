@@ -33,10 +33,14 @@ struct StoreBenchmarks {
     raiseFileLimit()
     let directory = NSTemporaryDirectory() + "arbor-store-bench-\(getpid())"
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
+    // $ARBOR_BENCH_KEEP keeps the stores (to profile a start on them, for instance).
+    let keep = ProcessInfo.processInfo.environment["ARBOR_BENCH_KEEP"] != nil
+    defer { if keep { print("kept \(directory)") } else { try? FileManager.default.removeItem(atPath: directory) } }
+    // $ARBOR_BENCH_ONLY=durable or large runs one part.
+    let only = ProcessInfo.processInfo.environment["ARBOR_BENCH_ONLY"]
     do {
-      try await durable(directory + "/durable")
-      try await largeTree(directory + "/large")
+      if only == nil || only == "durable" { try await durable(directory + "/durable") }
+      if only == nil || only == "large" { try await largeTree(directory + "/large") }
     } catch {
       print("the store benchmark failed: \(error)")
     }
@@ -95,6 +99,9 @@ struct StoreBenchmarks {
     try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
     print("\n## A tree of \(models) models: building a store with its snapshot and \(revisions) journalled revisions")
     let snapshot = try await buildStore(at: state + "/arbor.sqlite")
+    if ProcessInfo.processInfo.environment["ARBOR_BENCH_KEEP"] != nil {
+      try? FileManager.default.copyItem(atPath: state, toPath: directory + "/state-as-built")
+    }
     let size = ((try? FileManager.default.attributesOfItem(atPath: state + "/arbor.sqlite"))?[.size] as? NSNumber)?.intValue ?? 0
     print("snapshot record \(snapshot.count / 1024) KiB; database \(size / 1024) KiB\n")
 
@@ -191,14 +198,22 @@ struct StoreBenchmarks {
     }
     let status = try await connect(socket, while: daemon)
     let before = try await Self.snapshotsSaved(status)
-    let requests = (quick ? 2_000 : 20_000) * (clients == 1 ? 1 : 5)
+    let firstRevision = try await Self.revision(status)
+    // Long enough for several snapshots of one second's interval.
+    let requests = (quick ? 10_000 : 100_000) * (clients == 1 ? 1 : 2)
     let line = Array(#"{"jsonrpc":"2.0","id":1,"method":"intent.call","params":{"target":"/children/5","intent":"increment"}}"#.utf8) + [0x0A]
     let result = try await LineLoad.onThread {
       try LineLoad.roundTrips(socket: socket, clients: clients, requests: requests, request: line)
     }
     let after = try await Self.snapshotsSaved(status)
+    let made = try await Self.revision(status) - firstRevision
     status.close()
+    guard made >= requests - clients else { throw BenchmarkError("only \(made) of \(requests) intents changed the tree") }
     return (result, after - before)
+  }
+
+  private static func revision(_ connection: ArborConnection) async throws -> Int {
+    Int(try await connection.call("daemon.status").objectValue?["revision"]?.intNumber ?? 0)
   }
 
   private static func snapshotsSaved(_ connection: ArborConnection) async throws -> Int {

@@ -100,7 +100,8 @@ public struct ArborDaemon<Root: Model>: Sendable {
     let host = ModelHost(anchor: anchor, dependencies: dependencies)
     let service = DaemonService(
       name: name, host: host, options: options, paths: paths, store: store,
-      journalledThrough: max(base ?? 0, (try? store.journalRange()?.upperBound) ?? 0), base: base, logger: logger)
+      journalledThrough: max(base ?? 0, (try? store.journalRange()?.upperBound) ?? 0), base: base,
+      restoredState: base != nil && base == recovery.record?.revision ? recovery.record?.state : nil, logger: logger)
     let group = ServiceGroup(
       configuration: ServiceGroupConfiguration(
         services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

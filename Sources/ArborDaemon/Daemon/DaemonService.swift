@@ -15,7 +15,11 @@ import Synchronization
 
 /// The daemon as a service of swift-service-lifecycle: binds the socket, accepts clients,
 /// pumps changes to watchers, and on graceful shutdown drains and saves.
-struct DaemonService: Service {
+struct DaemonService: Service, CustomStringConvertible {
+  /// What swift-service-lifecycle logs for the service: its name, never its fields (the
+  /// restored state of a large tree would take seconds to describe).
+  var description: String { "DaemonService(\(name))" }
+
   let name: String
   let host: any TreeHost
   let options: DaemonOptions
@@ -25,12 +29,16 @@ struct DaemonService: Service {
   let journalledThrough: UInt64
   /// The revision whose state the store holds as the tree is now.
   let base: UInt64?
+  /// The state the tree was restored from, when the store held it as it is.
+  let restoredState: JSONValue?
   let logger: Logger
 
   func run() async throws {
     let stats = DaemonStats()
     let hub = WatchHub(historyLimit: options.history, logger: logger)
-    let pump = ChangePump(host: host, hub: hub, logger: logger)
+    var initial: (revision: UInt64, value: JSONValue)?
+    if let base, let restoredState { initial = (base, restoredState) }
+    let pump = ChangePump(host: host, hub: hub, initial: initial, logger: logger)
     let journal = DaemonJournal(
       store: store, host: host, hub: hub, options: options, journalledThrough: journalledThrough,
       snapshotRevision: base, logger: logger)

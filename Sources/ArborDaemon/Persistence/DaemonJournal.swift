@@ -50,6 +50,7 @@ final class DaemonJournal: Sendable {
   }
 
   private let state = NIOLockedValueBox(State())
+  private let gate = SnapshotGate()
 
   init(
     store: Store, host: any TreeHost, hub: WatchHub, options: DaemonOptions, journalledThrough: UInt64,
@@ -208,12 +209,19 @@ final class DaemonJournal: Sendable {
   /// Saves a snapshot of the hub's copy of the state and trims the journal to the window.
   func compact() async {
     let (revision, document) = hub.current
-    guard revision > state.withLockedValue({ $0.snapshotRevision }) else { return }
+    let skip = state.withLockedValue { state -> Bool in
+      if case .stopped = state.mode { return true }
+      return revision <= state.snapshotRevision
+    }
+    guard !skip else { return }
     do {
       // The journal up to the snapshot is written first: no revision before it is missing.
       try await writer.durable(through: revision)
       let record = SnapshotRecord(root: host.rootType, schema: host.schemaHash, revision: revision, createdAt: Date(), state: document)
       try await save(record)
+    } catch is CancellationError {
+      // The daemon is stopping: its final snapshot follows.
+    } catch let error as StoreError where error.kind == .cancelled {
     } catch {
       logger.error("a snapshot could not be saved: \(error)")
       state.withLockedValue { $0.lastError = "\(error)" }
@@ -225,14 +233,21 @@ final class DaemonJournal: Sendable {
     try await writer.flush()
     let host = self.host
     let record = try await NIOThreadPool.singleton.runIfActive { try host.snapshotRecord() }
-    if record.revision != state.withLockedValue({ $0.snapshotRevision }) {
-      try await save(record)
-    }
+    try await save(record)
     let store = self.store
     try await NIOThreadPool.singleton.runIfActive { try store.checkpoint() }
   }
 
+  /// Saves `record` and trims the journal to the window; one save at a time.
   private func save(_ record: SnapshotRecord) async throws {
+    try await gate.run { try await write(record) }
+  }
+
+  private func write(_ record: SnapshotRecord) async throws {
+    guard record.revision != state.withLockedValue({ $0.snapshotRevision }) || state.withLockedValue({ $0.snapshots }) == 0 else {
+      // Saved already (a compaction got there first).
+      return
+    }
     let bytes = try await NIOThreadPool.singleton.runIfActive { try record.encodedBytes() }
     let windowStart = record.revision > UInt64(history) ? record.revision - UInt64(history) : 0
     try await store.saveSnapshot(encoded: bytes, revision: record.revision, createdAt: record.createdAt, keepingFrom: windowStart)

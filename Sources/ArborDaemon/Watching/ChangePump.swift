@@ -28,11 +28,15 @@ final class ChangePump: Sendable {
   let logger: Logger
   private let state = NIOLockedValueBox(State())
   private let eventTasks = NIOLockedValueBox<[Task<Void, Never>]>([])
+  /// The state the tree was restored from, as JSON, for the first start: encoding a large
+  /// tree again would only give it back.
+  private let initial: NIOLockedValueBox<(revision: UInt64, value: JSONValue)?>
 
-  init(host: any TreeHost, hub: WatchHub, logger: Logger) {
+  init(host: any TreeHost, hub: WatchHub, initial: (revision: UInt64, value: JSONValue)? = nil, logger: Logger) {
     self.host = host
     self.hub = hub
     self.logger = logger
+    self.initial = NIOLockedValueBox(initial)
   }
 
   /// Follows the tree until cancelled.
@@ -62,7 +66,17 @@ final class ChangePump: Sendable {
     let listener = host.listen(limit: 100_000) { [weak self] delivery in self?.deliver(delivery, generation: generation) }
     let snapshot: (revision: UInt64, value: JSONValue)
     do {
-      snapshot = try host.state()
+      let restored = initial.withLockedValue { initial in
+        defer { initial = nil }
+        return initial
+      }
+      // Nothing committed since the restore (the listener is already attached): the
+      // restored state is the tree's.
+      if let restored, host.revision == restored.revision {
+        snapshot = restored
+      } else {
+        snapshot = try host.state()
+      }
     } catch {
       logger.error("the state cannot be encoded, watches are stopped until it can: \(error)")
       listener.cancel()

@@ -111,13 +111,10 @@ public enum JSONPatchOperation: Sendable, Hashable {
       return
     }
     try modify(parent.tokens[...], in: &document, at: parent) { container in
-      switch container {
-      case .object(var members):
-        container = .null
+      if var members = container.takeObject() {
         members[last] = value
         container = .object(members)
-      case .array(var elements):
-        container = .null
+      } else if var elements = container.takeArray() {
         defer { container = .array(elements) }
         if inserting && last == "-" {
           elements.append(value)
@@ -130,7 +127,7 @@ public enum JSONPatchOperation: Sendable, Hashable {
             elements[index] = value
           }
         }
-      default:
+      } else {
         throw JSONPointerError.notAContainer(parent, container.typeName)
       }
     }
@@ -141,17 +138,14 @@ public enum JSONPatchOperation: Sendable, Hashable {
     guard let (parent, last) = path.parentAndLast else { throw JSONPatchError.reason("cannot remove the whole document") }
     let removed = try path.resolve(in: document)
     try modify(parent.tokens[...], in: &document, at: parent) { container in
-      switch container {
-      case .object(var members):
-        container = .null
+      if var members = container.takeObject() {
         members[last] = nil
         container = .object(members)
-      case .array(var elements):
-        container = .null
+      } else if var elements = container.takeArray() {
         defer { container = .array(elements) }
         let index = try JSONPointer.arrayIndex(last, count: elements.count, at: path)
         elements.remove(at: index)
-      default:
+      } else {
         throw JSONPointerError.notAContainer(parent, container.typeName)
       }
     }
@@ -169,21 +163,35 @@ public enum JSONPatchOperation: Sendable, Hashable {
       return
     }
     let rest = tokens.dropFirst()
-    switch document {
-    case .object(var members):
-      guard members[first] != nil else { throw JSONPointerError.notFound(JSONPointer(tokens: [first])) }
-      document = .null
+    if var members = document.takeObject() {
       defer { document = .object(members) }
+      guard members[first] != nil else { throw JSONPointerError.notFound(JSONPointer(tokens: [first])) }
       try modify(rest, in: &members[first]!, at: path, change)
-    case .array(var elements):
+    } else if var elements = document.takeArray() {
+      defer { document = .array(elements) }
       let index = try JSONPointer.arrayIndex(first, count: elements.count, at: JSONPointer(tokens: [first]))
       guard index < elements.count else { throw JSONPointerError.notFound(JSONPointer(tokens: [first])) }
-      document = .null
-      defer { document = .array(elements) }
       try modify(rest, in: &elements[index], at: path, change)
-    default:
+    } else {
       throw JSONPointerError.notAContainer(.root, document.typeName)
     }
+  }
+}
+
+extension JSONValue {
+  /// The members of an object, taken out: the value is left `null`, so that the members
+  /// are held once and change without a copy. Nil (and nothing taken) for another kind.
+  fileprivate mutating func takeObject() -> [String: JSONValue]? {
+    guard case .object(let members) = self else { return nil }
+    self = .null
+    return members
+  }
+
+  /// The elements of an array, taken out like ``takeObject()``.
+  fileprivate mutating func takeArray() -> [JSONValue]? {
+    guard case .array(let elements) = self else { return nil }
+    self = .null
+    return elements
   }
 }
 
@@ -243,5 +251,46 @@ public enum JSONPatchError: Error, Equatable, CustomStringConvertible {
     case .reason(let text): return text
     case .operationFailed(let index, let op, let reason): return "operation \(index) ('\(op)') failed: \(reason)"
     }
+  }
+}
+
+extension JSONPatch {
+  /// Reads a patch from its parsed JSON form (RFC 6902) directly, without a decoder: what
+  /// a store reads back by the thousand at start. Malformed operations are refused with
+  /// the reason, as decoding does.
+  ///
+  /// ```swift
+  /// let patch = try JSONPatch(json: JSONValue(parsing: #"[{"op":"remove","path":"/a"}]"#))
+  /// ```
+  public init(json: JSONValue) throws(JSONPatchError) {
+    guard case .array(let elements) = json else { throw .reason("a patch is an array of operations, not \(json.typeName)") }
+    var operations: [JSONPatchOperation] = []
+    operations.reserveCapacity(elements.count)
+    for (index, element) in elements.enumerated() {
+      guard case .object(let members) = element else { throw .reason("operation \(index) is \(element.typeName), not an object") }
+      func pointer(_ key: String) throws(JSONPatchError) -> JSONPointer {
+        guard case .string(let text)? = members[key] else { throw .reason("operation \(index) needs a '\(key)' string") }
+        do {
+          return try JSONPointer(text)
+        } catch {
+          throw .reason("operation \(index): '\(key)' is not a JSON Pointer: \(error)")
+        }
+      }
+      func value() throws(JSONPatchError) -> JSONValue {
+        guard let value = members["value"] else { throw .reason("operation \(index) needs a 'value'") }
+        return value
+      }
+      guard case .string(let op)? = members["op"] else { throw .reason("operation \(index) needs an 'op' string") }
+      switch op {
+      case "add": operations.append(.add(try pointer("path"), try value()))
+      case "remove": operations.append(.remove(try pointer("path")))
+      case "replace": operations.append(.replace(try pointer("path"), try value()))
+      case "move": operations.append(.move(from: try pointer("from"), to: try pointer("path")))
+      case "copy": operations.append(.copy(from: try pointer("from"), to: try pointer("path")))
+      case "test": operations.append(.test(try pointer("path"), try value()))
+      default: throw .reason("operation \(index) has the unknown op '\(op)'")
+      }
+    }
+    self.init(operations)
   }
 }

@@ -79,6 +79,13 @@ import Testing
         let journal = try await client.call("daemon.status")["journal"]
         return (journal?["oldestRevision"]?.intValue ?? 0) > 1
       }
+      // No more changes: once no compaction is due (fewer than --snapshot-every revisions
+      // since the last snapshot), none runs, and the window stays put.
+      try await eventually("no compaction to be due", seconds: 20) {
+        let status = try await client.call("daemon.status")
+        let snapshot = status["journal"]?["snapshotRevision"]?.intValue ?? 0
+        return (status["revision"]?.intValue ?? 0) - snapshot < 5
+      }
       let status = try await client.call("daemon.status")
       let oldest = try #require(status["journal"]?["oldestRevision"]?.intValue)
       let revision = try #require(status["revision"]?.intValue)

@@ -93,6 +93,20 @@ struct RFCExample: Sendable, CustomTestStringConvertible {
     #expect(String(decoding: patch.jsonBytes, as: UTF8.self) == String(decoding: coded, as: UTF8.self))
   }
 
+  @Test func readingTheJSONFormDirectlyEqualsDecodingIt() throws {
+    let text = #"[{"op":"add","path":"/a~1b/-","value":{"x":1}},{"op":"remove","path":"/m"},{"op":"replace","path":"/s","value":null},{"op":"move","from":"/a/0","path":"/b"},{"op":"copy","from":"/b","path":"/c"},{"op":"test","path":"","value":2.5}]"#
+    let json = try JSONValue(parsing: text)
+    #expect(try JSONPatch(json: json) == JSONValueDecoder().decode(JSONPatch.self, from: json))
+    for (bad, reason) in [
+      (#"{"op":"add"}"#, "a patch is an array"), (#"[{"op":"jump","path":"/a"}]"#, "unknown op 'jump'"),
+      (#"[{"op":"add","path":"/a"}]"#, "needs a 'value'"), (#"[{"op":"move","path":"/a"}]"#, "needs a 'from' string"),
+      (#"[{"op":"remove","path":"a"}]"#, "is not a JSON Pointer"), (#"[3]"#, "operation 0 is"),
+    ] {
+      let error = #expect(throws: JSONPatchError.self) { try JSONPatch(json: JSONValue(parsing: bad)) }
+      #expect(error?.description.contains(reason) == true, "\(bad): \(String(describing: error))")
+    }
+  }
+
   @Test func applyingInPlaceEqualsApplyingToACopy() throws {
     var document: JSONValue = ["rows": .array((0..<100).map { .object(["n": .int(Int64($0))]) }), "name": "x"]
     let patch = JSONPatch([
