@@ -51,6 +51,7 @@ struct DaemonService: Service, CustomStringConvertible {
       ownUID: getuid(), readers: options.readers.principals, operators: options.operators.principals,
       admins: options.admins.principals)
     let connections = ConnectionRegistry()
+    let batcher = LoopBatcher()
     let nextID = Atomic<Int>(1)
     let maxConnections = options.maxConnections
     let options = options
@@ -80,7 +81,8 @@ struct DaemonService: Service, CustomStringConvertible {
           stats.clientConnected()
           channel.closeFuture.whenComplete { _ in stats.clientDisconnected() }
           try channel.pipeline.syncOperations.addHandler(
-            ConnectionHandler(id: id, role: role, handler: handler, hub: hub, options: options, logger: logger, registry: connections))
+            ConnectionHandler(
+              id: id, role: role, handler: handler, hub: hub, options: options, logger: logger, registry: connections, batcher: batcher))
         }
       }
       .bind(unixDomainSocketPath: paths.socket)

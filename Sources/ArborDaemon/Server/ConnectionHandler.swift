@@ -26,6 +26,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
   private let options: DaemonOptions
   private let logger: Logger
   private let registry: ConnectionRegistry
+  private let batcher: LoopBatcher
 
   private var framer: LineFramer
   private var outbox: Outbox?
@@ -44,7 +45,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
   private var ended = false
   private var lastWrite: EventLoopFuture<Void>?
 
-  init(id: Int, role: Role?, handler: RequestHandler, hub: WatchHub, options: DaemonOptions, logger: Logger, registry: ConnectionRegistry) {
+  init(
+    id: Int, role: Role?, handler: RequestHandler, hub: WatchHub, options: DaemonOptions, logger: Logger, registry: ConnectionRegistry,
+    batcher: LoopBatcher
+  ) {
+    self.batcher = batcher
     self.id = id
     self.role = role
     self.handler = handler
@@ -255,9 +260,12 @@ final class ConnectionHandler: ChannelDuplexHandler {
     running += 1
     let loop = context.eventLoop
     let bound = NIOLoopBound(self, eventLoop: loop)
+    let batcher = self.batcher
     handler.journal.writer.whenDurable(through: revision) { failure in
-      send(failure)
-      loop.execute { bound.value.requestFinished() }
+      batcher.execute(on: loop) {
+        send(failure)
+        bound.value.requestFinished()
+      }
     }
   }
 
