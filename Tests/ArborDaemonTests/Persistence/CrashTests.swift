@@ -61,6 +61,10 @@ import Testing
         let client = try await daemon.connect()
         if counts == nil {
           for _ in 0..<Self.counters { try await client.call("intent.call", ["intent": "addButtonTapped"]) }
+          // The counters must outlive the first kill, whatever the policy.
+          try await eventually("the counters to be written") {
+            (try await client.call("daemon.status")["journal"]?["writtenRevision"]?.intValue ?? 0) >= Int64(Self.counters)
+          }
         }
         let state = try await client.call("state.get")
         let now = try Self.counts(in: state["value"] ?? .null)
