@@ -151,6 +151,32 @@ import Testing
     }
   }
 
+  @Test func aRestoredTreeIsWhatAStartAfterAKillFinds() async throws {
+    let directory = try DaemonHarness.temporaryDirectory()
+    let arguments = ["--fsync", "always"]
+    let (expected, _) = try await withDaemon(arguments: arguments, directory: directory) { daemon, execution -> JSONValue in
+      let client = try await daemon.connect()
+      for _ in 0..<2 { try await client.call("intent.call", ["intent": "addButtonTapped"]) }
+      let record = try await client.call("state.snapshot")
+      for _ in 0..<3 { try await client.call("intent.call", Self.increment) }
+      let restored = try await client.call("state.restore", ["record": record])
+      #expect(restored["revision"] == 6, "above every revision served")
+      // After the restore, the journal goes on from the restored tree.
+      try await client.call("intent.call", ["target": "/counters/1/counter", "intent": "incrementTapped"])
+      let state = try await client.call("state.get")
+      #expect(state["revision"] == 7)
+      #expect(state["value"]?["counters"]?[0]?["counter"]?["count"] == 0, "the restore undid the increments")
+      try execution.send(signal: .kill)
+      return state
+    }
+    try await withDaemon(arguments: arguments, directory: directory) { daemon, _ in
+      let client = try await daemon.connect()
+      #expect(try await client.call("state.get") == expected, "the restored tree and the revision after it survive a kill")
+      let history = try await client.call("history.changes", ["since": 5])
+      #expect(history["changes"]?[0]?["revision"] == 7, "revision 6, the restore, is a snapshot; 7 follows it")
+    }
+  }
+
   @Test func statusReportsTheJournal() async throws {
     try await withDaemon(arguments: ["--fsync", "always"]) { daemon, _ in
       let client = try await daemon.connect()
