@@ -7,7 +7,7 @@
 SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # util-linux gives setpriv; python3 (Debian's, readable by every user) runs the clients
 # that the role tests start as another user.
-APT_PACKAGES := pkg-config util-linux python3 libsqlite3-dev
+APT_PACKAGES := pkg-config util-linux python3 libsqlite3-dev libsystemd-dev systemd
 
 .PHONY: run tour test test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-store clean
 

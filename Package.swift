@@ -13,6 +13,7 @@ let package = Package(
     .library(name: "ArborDaemon", targets: ["ArborDaemon"]),
     .library(name: "ArborClient", targets: ["ArborClient"]),
     .library(name: "ArborStore", targets: ["ArborStore"]),
+    .library(name: "ArborSystemd", targets: ["ArborSystemd"]),
     .executable(name: "arbor-benchmarks", targets: ["arbor-benchmarks"]),
     .executable(name: "counterfactd", targets: ["counterfactd"]),
     .executable(name: "counterfact-tour", targets: ["counterfact-tour"]),
@@ -79,6 +80,7 @@ let package = Package(
       name: "ArborDaemon",
       dependencies: [
         "ArborStore",
+        "ArborSystemd",
         "Arbor",
         "ArborJSON",
         "ArborRPC",
@@ -101,6 +103,13 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
       ]
+    ),
+    // libsystemd (Debian's libsystemd-dev), for ArborSystemd only.
+    .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+    // sd_notify, socket activation and the journal, with a Swift face.
+    .target(
+      name: "ArborSystemd",
+      dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]
     ),
     // The durable journal and snapshots, on SQLite through GRDB.
     .target(
@@ -183,6 +192,10 @@ let package = Package(
         .product(name: "Subprocess", package: "swift-subprocess"),
         .product(name: "SystemPackage", package: "swift-system"),
       ]
+    ),
+    .testTarget(
+      name: "ArborSystemdTests",
+      dependencies: ["ArborSystemd", "ArborTesting", .product(name: "Logging", package: "swift-log")]
     ),
     .testTarget(
       name: "ArborStoreTests",

@@ -1,6 +1,7 @@
 import Arbor
 import ArborJSON
 import ArborStore
+import ArborSystemd
 import Dependencies
 import Foundation
 import Logging
@@ -46,7 +47,13 @@ public struct ArborDaemon<Root: Model>: Sendable {
 
   /// Runs the daemon until SIGTERM or SIGINT.
   public func run() async throws {
-    var logger = Logger(label: name)
+    // To journald with structured fields when standard error is the journal (under
+    // systemd), plain lines on standard error otherwise.
+    let identifier = name
+    var logger = Logger(label: name) { label -> any LogHandler in
+      if JournalStream.isStandardError { return JournalLogHandler(label: label, identifier: identifier) }
+      return StreamLogHandler.standardError(label: label)
+    }
     logger.logLevel = Logger.Level(rawValue: options.logLevel) ?? .info
     do {
       try FileManager.default.createDirectory(atPath: paths.stateDirectory, withIntermediateDirectories: true)

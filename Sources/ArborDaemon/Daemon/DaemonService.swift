@@ -2,6 +2,7 @@ import Arbor
 import ArborJSON
 import ArborRPC
 import ArborStore
+import ArborSystemd
 import Foundation
 import Logging
 import NIOCore
@@ -58,15 +59,20 @@ struct DaemonService: Service, CustomStringConvertible {
     let logger = logger
 
     Self.raiseOpenFileLimit(logger: logger)
-    do {
-      try SocketFile.prepare(paths.socket)
-    } catch {
-      throw DaemonStartError(error.description)
+    let notifier = SystemdNotifier()
+    // Socket activation: the socket systemd passed, else our own.
+    let adopted = ListenSockets.take().first
+    if adopted == nil {
+      do {
+        try SocketFile.prepare(paths.socket)
+      } catch {
+        throw DaemonStartError(error.description)
+      }
     }
     // One event loop per core unless `--event-loops` says otherwise.
     let ownGroup = options.eventLoops > 0 ? MultiThreadedEventLoopGroup(numberOfThreads: options.eventLoops) : nil
     defer { if let ownGroup { ownGroup.shutdownGracefully { _ in } } }
-    let serverChannel = try await ServerBootstrap(group: ownGroup ?? MultiThreadedEventLoopGroup.singleton)
+    let bootstrap = ServerBootstrap(group: ownGroup ?? MultiThreadedEventLoopGroup.singleton)
       .serverChannelOption(.backlog, value: 1024)
       .childChannelOption(.allowRemoteHalfClosure, value: true)
       .childChannelInitializer { channel in
@@ -85,15 +91,32 @@ struct DaemonService: Service, CustomStringConvertible {
               id: id, role: role, handler: handler, hub: hub, options: options, logger: logger, registry: connections, batcher: batcher))
         }
       }
-      .bind(unixDomainSocketPath: paths.socket)
-      .get()
-    chmod(paths.socket, 0o660)
-    logger.info("serving \(host.rootType) at revision \(host.revision) on \(paths.socket)")
+    let serverChannel: any Channel
+    if let adopted {
+      serverChannel = try await bootstrap.withBoundSocket(adopted.descriptor).get()
+      logger.info("serving \(host.rootType) at revision \(host.revision) on the socket systemd passed (\(adopted.name))")
+    } else {
+      serverChannel = try await bootstrap.bind(unixDomainSocketPath: paths.socket).get()
+      chmod(paths.socket, 0o660)
+      logger.info("serving \(host.rootType) at revision \(host.revision) on \(paths.socket)")
+    }
+    // Restored, journalling and listening: ready.
+    notifier.ready(status: Self.statusLine(host: host, stats: stats))
+    let watchdog = notifier.watchdogInterval.map { Watchdog(interval: $0, host: host, notifier: notifier, logger: logger) }
+    defer { watchdog?.stop() }
 
     await withGracefulShutdownHandler {
       await withDiscardingTaskGroup { group in
         group.addTask { await pump.run() }
         group.addTask { await journal.compactPeriodically() }
+        if notifier.isListening {
+          group.addTask {
+            while !Task.isCancelled {
+              try? await Task.sleep(for: .seconds(5))
+              notifier.status(Self.statusLine(host: host, stats: stats))
+            }
+          }
+        }
         try? await serverChannel.closeFuture.get()
         // Stopping: no new clients. Let running intents finish, then save.
         logger.info("stopping: waiting for \(stats.intentsInFlight) running intents")
@@ -120,9 +143,16 @@ struct DaemonService: Service, CustomStringConvertible {
         group.cancelAll()
       }
     } onGracefulShutdown: {
+      notifier.stopping(status: "stopping: draining intents, saving a snapshot")
       serverChannel.close(promise: nil)
     }
-    unlink(paths.socket)
+    if adopted == nil { unlink(paths.socket) }
+  }
+
+  /// The one line `systemctl status` shows.
+  static func statusLine(host: any TreeHost, stats: DaemonStats) -> String {
+    let snapshot = stats.snapshot()
+    return "revision \(host.revision), \(snapshot.clients) clients, \(String(format: "%.1f", snapshot.intentsPerSecond)) intents/s"
   }
 
   /// Connections are file descriptors: lift the soft limit to the hard one, so that

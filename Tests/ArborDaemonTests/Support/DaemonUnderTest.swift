@@ -81,7 +81,7 @@ struct HarnessError: Error, CustomStringConvertible {
 /// Every wait has a deadline; if `body` throws, the daemon is killed.
 @discardableResult
 func withDaemon<T: Sendable>(
-  arguments: [String] = [], directory: String? = nil,
+  arguments: [String] = [], directory: String? = nil, environment: [String: String] = [:],
   _ body: (DaemonUnderTest, Execution<NoInput, DiscardedOutput, FileDescriptorOutput>) async throws -> T
 ) async throws -> (value: T, status: TerminationStatus) {
   let directory = try directory ?? DaemonHarness.temporaryDirectory()
@@ -92,7 +92,9 @@ func withDaemon<T: Sendable>(
     FilePath(logPath), .writeOnly, options: [.create, .append], permissions: [.ownerReadWrite, .groupRead, .otherRead])
   let configuration = Configuration(
     executable: .path(FilePath(DaemonHarness.binary())),
-    arguments: Arguments(["--socket", socket, "--state-dir", state] + arguments))
+    arguments: Arguments(["--socket", socket, "--state-dir", state] + arguments),
+    environment: .inherit.updating(
+      Dictionary(uniqueKeysWithValues: environment.compactMap { key, value in Environment.Key(rawValue: key).map { ($0, value) } })))
   let result = try await run(configuration, input: .none, output: .discarded, error: .fileDescriptor(log, closeAfterSpawningProcess: true)) {
     execution -> Result<T, any Error> in
     let daemon = DaemonUnderTest(

@@ -1,0 +1,54 @@
+import ArborClient
+import ArborJSON
+import ArborTesting
+import Foundation
+import Testing
+
+/// The daemon as a `Type=notify` service, with a datagram socket of the test's own as
+/// `$NOTIFY_SOCKET`: `READY=1` once it listens, a status line, `STOPPING=1` on SIGTERM,
+/// watchdog pings at half of `$WATCHDOG_USEC`.
+@Suite struct NotifyTests {
+  @Test func readyOnceListeningThenStatusThenStoppingOnSigterm() async throws {
+    let directory = try DaemonHarness.temporaryDirectory()
+    let listener = try NotifyListener(path: directory + "/notify.sock")
+    defer { listener.close() }
+    let (_, status) = try await withDaemon(directory: directory, environment: ["NOTIFY_SOCKET": listener.path]) { daemon, execution in
+      try await eventually("READY=1") { listener.has("READY=1") }
+      let ready = try #require(listener.messages.first { $0.contains("READY=1") })
+      #expect(ready.contains("MAINPID=\(daemon.pid)"), "\(ready)")
+      #expect(ready.contains("STATUS=revision 0, "), "\(ready)")
+      // Ready means listening: the socket answers.
+      let client = try await daemon.connect()
+      #expect(try await client.call("daemon.status")["name"] == "counterfactd")
+      try execution.send(signal: .terminate)
+      try await eventually("STOPPING=1") { listener.has("STOPPING=1") }
+    }
+    #expect(status == .exited(0))
+    #expect(listener.messages.firstIndex { $0.contains("READY=1") }! < listener.messages.firstIndex { $0.contains("STOPPING=1") }!)
+  }
+
+  @Test func watchdogPingsAtHalfTheInterval() async throws {
+    let directory = try DaemonHarness.temporaryDirectory()
+    let listener = try NotifyListener(path: directory + "/notify.sock")
+    defer { listener.close() }
+    try await withDaemon(directory: directory, environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "200000"]) { _, _ in
+      try await eventually("five watchdog pings") { listener.count(of: "WATCHDOG=1") >= 5 }
+      let pings = listener.timedMessages.filter { $0.0 == "WATCHDOG=1" }.map(\.1)
+      let gaps = zip(pings.dropFirst(), pings).map { $0 - $1 }
+      // Half of 200 ms; well under the interval either way.
+      #expect(gaps.allSatisfy { $0 < .milliseconds(190) }, "\(gaps)")
+      #expect(gaps.contains { $0 > .milliseconds(50) }, "pings are paced, not a flood: \(gaps)")
+    }
+  }
+
+  @Test func noWatchdogWithoutItsVariablesAndNothingWithoutANotifySocket() async throws {
+    let directory = try DaemonHarness.temporaryDirectory()
+    let listener = try NotifyListener(path: directory + "/notify.sock")
+    defer { listener.close() }
+    try await withDaemon(directory: directory, environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "200000", "WATCHDOG_PID": "1"]) { _, _ in
+      try await eventually("READY=1") { listener.has("READY=1") }
+      try await Task.sleep(for: .milliseconds(400))
+      #expect(listener.count(of: "WATCHDOG=1") == 0, "WATCHDOG_PID names another process")
+    }
+  }
+}
