@@ -19,9 +19,14 @@ import Testing
     #expect(policy.role(uid: 4000, gid: 4000) == nil)
   }
 
-  @Test func aMalformedPrincipalIsNamed() {
+  @Test func aMalformedPrincipalIsNamed() throws {
     #expect(throws: PrincipalListError.self) { try PrincipalList(parsing: "uid:1,bob") }
-    do { _ = try PrincipalList(parsing: "uid:1,bob") } catch { #expect(error.description == "'bob' is not uid:N, gid:N or a uid") }
+    do { _ = try PrincipalList(parsing: "uid:1,bob") } catch { #expect(error.description == "'bob' is not uid:N, gid:N, user:NAME, group:NAME or a uid") }
+    // Names are looked up: root and its group exist everywhere, the others nowhere.
+    #expect(try PrincipalList(parsing: "user:root, group:root").principals == [.user(0), .group(0)])
+    let unknown = #expect(throws: PrincipalListError.self) { try PrincipalList(parsing: "group:no-such-group-here") }
+    #expect(unknown?.description == "'group:no-such-group-here' names no group on this system")
+    #expect(PrincipalList(argument: "user:") == nil)
     #expect(PrincipalList(argument: "gid:x") == nil)
   }
 
