@@ -193,6 +193,12 @@ let package = Package(
         .product(name: "SystemPackage", package: "swift-system"),
       ]
     ),
+    // A daemon whose model misbehaves on purpose (a wedged tree), for the daemon's tests.
+    .executableTarget(
+      name: "arbor-fixture-daemon",
+      dependencies: ["Arbor", "ArborDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      path: "Tests/Fixtures/arbor-fixture-daemon"
+    ),
     .testTarget(
       name: "ArborSystemdTests",
       dependencies: ["ArborSystemd", "ArborTesting", .product(name: "Logging", package: "swift-log")]

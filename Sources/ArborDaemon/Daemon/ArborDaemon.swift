@@ -49,10 +49,24 @@ public struct ArborDaemon<Root: Model>: Sendable {
   public func run() async throws {
     // To journald with structured fields when standard error is the journal (under
     // systemd), plain lines on standard error otherwise.
+    // The level is shared by every copy of the logger, so that a reload changes it.
     let identifier = name
+    let level = SharedLogLevel(.info)
     var logger = Logger(label: name) { label -> any LogHandler in
-      if JournalStream.isStandardError { return JournalLogHandler(label: label, identifier: identifier) }
-      return StreamLogHandler.standardError(label: label)
+      var inner: any LogHandler =
+        JournalStream.isStandardError
+        ? JournalLogHandler(label: label, identifier: identifier) : StreamLogHandler.standardError(label: label)
+      inner.logLevel = .trace
+      return SharedLevelLogHandler(inner: inner, shared: level)
+    }
+    // The settings file (`--config`) over the command line's options.
+    var options = self.options
+    if let path = options.config {
+      do {
+        options = try ConfigurationFile(path: path).apply(to: options)
+      } catch {
+        throw DaemonStartError("cannot start: \(error)")
+      }
     }
     logger.logLevel = Logger.Level(rawValue: options.logLevel) ?? .info
     do {
@@ -106,7 +120,7 @@ public struct ArborDaemon<Root: Model>: Sendable {
     }
     let host = ModelHost(anchor: anchor, dependencies: dependencies)
     let service = DaemonService(
-      name: name, host: host, options: options, paths: paths, store: store,
+      name: name, host: host, options: options, commandLine: self.options, logLevel: level, paths: paths, store: store,
       journalledThrough: max(base ?? 0, (try? store.journalRange()?.upperBound) ?? 0), base: base,
       restoredState: base != nil && base == recovery.record?.revision ? recovery.record?.state : nil, logger: logger)
     let group = ServiceGroup(

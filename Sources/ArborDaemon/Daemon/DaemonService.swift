@@ -8,6 +8,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import NIOConcurrencyHelpers
 import Synchronization
 
 #if canImport(Glibc)
@@ -23,7 +24,11 @@ struct DaemonService: Service, CustomStringConvertible {
 
   let name: String
   let host: any TreeHost
+  /// The options as they were at start: the command line with the settings file applied.
   let options: DaemonOptions
+  /// The command line's options alone: a reload applies the settings file over them.
+  let commandLine: DaemonOptions
+  let logLevel: SharedLogLevel
   let paths: DaemonPaths
   let store: Store
   /// The newest revision the journal holds (or a snapshot stands for).
@@ -48,13 +53,12 @@ struct DaemonService: Service, CustomStringConvertible {
       journal.follow(holding: nil)
       pump.restart()
     }
-    let policy = AccessPolicy(
-      ownUID: getuid(), readers: options.readers.principals, operators: options.operators.principals,
-      admins: options.admins.principals)
+    // Roles and limits as the settings are now: a reload changes them for the connections
+    // that come after it.
+    let live = NIOLockedValueBox(options)
     let connections = ConnectionRegistry()
     let batcher = LoopBatcher()
     let nextID = Atomic<Int>(1)
-    let maxConnections = options.maxConnections
     let options = options
     let logger = logger
 
@@ -77,6 +81,11 @@ struct DaemonService: Service, CustomStringConvertible {
       .childChannelOption(.allowRemoteHalfClosure, value: true)
       .childChannelInitializer { channel in
         PeerCredentials.of(channel).flatMapThrowing { credentials in
+          let options = live.withLockedValue { $0 }
+          let maxConnections = options.maxConnections
+          let policy = AccessPolicy(
+            ownUID: getuid(), readers: options.readers.principals, operators: options.operators.principals,
+            admins: options.admins.principals)
           if stats.clients >= maxConnections {
             logger.warning("refused a connection (\(credentials?.description ?? "unknown peer")): \(maxConnections) are open")
             Self.refuse(channel, limit: maxConnections)
@@ -104,6 +113,14 @@ struct DaemonService: Service, CustomStringConvertible {
     notifier.ready(status: Self.statusLine(host: host, stats: stats))
     let watchdog = notifier.watchdogInterval.map { Watchdog(interval: $0, host: host, notifier: notifier, logger: logger) }
     defer { watchdog?.stop() }
+    let commandLine = self.commandLine
+    let logLevel = self.logLevel
+    let reloads = SignalWatch(SIGHUP) {
+      Self.reload(commandLine: commandLine, into: live, logLevel: logLevel, notifier: notifier, logger: logger) {
+        Self.statusLine(host: host, stats: stats)
+      }
+    }
+    defer { reloads.cancel() }
 
     await withGracefulShutdownHandler {
       await withDiscardingTaskGroup { group in
@@ -147,6 +164,29 @@ struct DaemonService: Service, CustomStringConvertible {
       serverChannel.close(promise: nil)
     }
     if adopted == nil { unlink(paths.socket) }
+  }
+
+  /// SIGHUP: `RELOADING=1`, the settings file read again over the command line's options,
+  /// then `READY=1`. A file with a mistake is reported and the settings in force stay.
+  static func reload(
+    commandLine: DaemonOptions, into live: NIOLockedValueBox<DaemonOptions>, logLevel: SharedLogLevel, notifier: SystemdNotifier,
+    logger: Logger, status: () -> String
+  ) {
+    notifier.reloading()
+    defer { notifier.ready(status: status()) }
+    guard let path = commandLine.config else {
+      logger.notice("SIGHUP: there is no --config file to read again; nothing changed")
+      return
+    }
+    do {
+      let next = try ConfigurationFile(path: path).apply(to: commandLine)
+      live.withLockedValue { $0 = next }
+      logLevel.value = Logger.Level(rawValue: next.logLevel) ?? .info
+      logger.notice(
+        "reloaded \(path): readers \(next.readers), operators \(next.operators), admins \(next.admins), max-connections \(next.maxConnections), max-in-flight \(next.maxInFlight), log-level \(next.logLevel)")
+    } catch {
+      logger.error("the settings were not reloaded, the ones in force stay: \(error)")
+    }
   }
 
   /// The one line `systemctl status` shows.

@@ -59,6 +59,15 @@ enum DaemonHarness {
     return root.appendingPathComponent(".build/debug/counterfactd").path
   }
 
+  /// `arbor-fixture-daemon`, next to the test binary or in `.build/debug`.
+  static func fixtureBinary() -> String {
+    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("arbor-fixture-daemon").path
+    if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    return root.appendingPathComponent(".build/debug/arbor-fixture-daemon").path
+  }
+
   /// A new temporary directory with a short path (socket paths are limited to 107 bytes).
   static func temporaryDirectory() throws -> String {
     var template = Array("/tmp/arbor-e2e-XXXXXX".utf8CString)
@@ -81,7 +90,7 @@ struct HarnessError: Error, CustomStringConvertible {
 /// Every wait has a deadline; if `body` throws, the daemon is killed.
 @discardableResult
 func withDaemon<T: Sendable>(
-  arguments: [String] = [], directory: String? = nil, environment: [String: String] = [:],
+  binary: String = DaemonHarness.binary(), arguments: [String] = [], directory: String? = nil, environment: [String: String] = [:],
   _ body: (DaemonUnderTest, Execution<NoInput, DiscardedOutput, FileDescriptorOutput>) async throws -> T
 ) async throws -> (value: T, status: TerminationStatus) {
   let directory = try directory ?? DaemonHarness.temporaryDirectory()
@@ -91,7 +100,7 @@ func withDaemon<T: Sendable>(
   let log = try FileDescriptor.open(
     FilePath(logPath), .writeOnly, options: [.create, .append], permissions: [.ownerReadWrite, .groupRead, .otherRead])
   let configuration = Configuration(
-    executable: .path(FilePath(DaemonHarness.binary())),
+    executable: .path(FilePath(binary)),
     arguments: Arguments(["--socket", socket, "--state-dir", state] + arguments),
     environment: .inherit.updating(
       Dictionary(uniqueKeysWithValues: environment.compactMap { key, value in Environment.Key(rawValue: key).map { ($0, value) } })))

@@ -41,6 +41,38 @@ import Testing
     }
   }
 
+  @Test func aWedgedTreeStopsThePingsUntilItLetsGo() async throws {
+    let directory = try DaemonHarness.temporaryDirectory()
+    let listener = try NotifyListener(path: directory + "/notify.sock")
+    defer { listener.close() }
+    try await withDaemon(
+      binary: DaemonHarness.fixtureBinary(), directory: directory,
+      environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "200000"]
+    ) { daemon, _ in
+      try await eventually("the first watchdog pings") { listener.count(of: "WATCHDOG=1") >= 3 }
+      let client = try await daemon.connect()
+      let began = ContinuousClock.now
+      // The intent holds the tree's lock for 1.5 s; its reply comes when it lets go.
+      let reply = try await withDeadline("the wedging intent to return", seconds: 30) {
+        try await client.call("intent.call", ["intent": "hold", "params": ["milliseconds": 1500]])
+      }
+      let ended = ContinuousClock.now
+      #expect(reply["revision"] != nil)
+      try await eventually("pings again once the tree is free") {
+        listener.timedMessages.contains { $0.0 == "WATCHDOG=1" && $0.1 > ended }
+      }
+      // Pings come every 100 ms; while the tree is held, none: one gap of about the hold,
+      // inside the call. (The hold may start a little after the request was sent.)
+      let pings = listener.timedMessages.filter { $0.0 == "WATCHDOG=1" }.map(\.1)
+      let gaps = zip(pings, pings.dropFirst()).map { (from: $0, length: $1 - $0) }
+      let longest = try #require(gaps.max { $0.length < $1.length })
+      #expect(longest.length >= .milliseconds(1300), "the longest silence was \(longest.length)")
+      #expect(longest.from >= began - .milliseconds(150) && longest.from + longest.length <= ended + .milliseconds(300), "the silence was while the intent held the tree")
+      #expect(gaps.filter { $0.length >= .milliseconds(600) }.count == 1, "the pings were regular otherwise: \(gaps.map(\.length))")
+      #expect(ended - began >= .milliseconds(1400))
+    }
+  }
+
   @Test func noWatchdogWithoutItsVariablesAndNothingWithoutANotifySocket() async throws {
     let directory = try DaemonHarness.temporaryDirectory()
     let listener = try NotifyListener(path: directory + "/notify.sock")

@@ -1,0 +1,79 @@
+import ArborClient
+import ArborJSON
+import ArborTesting
+import Foundation
+import Subprocess
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// SIGHUP re-reads `--config`: `RELOADING=1` with `MONOTONIC_USEC`, the new settings for
+/// the connections that come after, then `READY=1`; a file with a mistake is reported
+/// with its line and the settings in force stay.
+@Suite struct ReloadTests {
+  /// Opens connections until one is refused (the daemon's error line, then the close);
+  /// returns how many were served. Closes them all.
+  static func servedConnections(_ daemon: DaemonUnderTest, trying: Int) async throws -> Int {
+    var open: [ArborConnection] = []
+    defer { for connection in open { connection.close() } }
+    for _ in 0..<trying {
+      let connection = try await daemon.connect()
+      // A refused connection gets an error line with a null id, then is closed: the
+      // request fails.
+      guard let reply = try? await withDeadline("daemon.status on a new connection", { try await connection.request("daemon.status") }),
+        reply.error == nil
+      else {
+        connection.close()
+        return open.count
+      }
+      open.append(connection)
+    }
+    return open.count
+  }
+
+  @Test func sighupAppliesTheSettingsFileAndKeepsThemWhenTheFileIsWrong() async throws {
+    let directory = try DaemonHarness.temporaryDirectory()
+    let config = directory + "/counterfactd.conf"
+    try "# two at once\nmax-connections = 2\n".write(toFile: config, atomically: true, encoding: .utf8)
+    let listener = try NotifyListener(path: directory + "/notify.sock")
+    defer { listener.close() }
+    try await withDaemon(arguments: ["--config", config], directory: directory, environment: ["NOTIFY_SOCKET": listener.path]) { daemon, _ in
+      try await eventually("READY=1") { listener.has("READY=1") }
+      // The harness's own probe has come and gone; eventually the count settles at 2.
+      try await eventually("two connections served, the third refused") { try await Self.servedConnections(daemon, trying: 3) == 2 }
+
+      try "max-connections = 4\nlog-level = debug\n".write(toFile: config, atomically: true, encoding: .utf8)
+      let readyBefore = listener.count(of: "READY=1")
+      kill(daemon.pid, SIGHUP)
+      try await eventually("READY=1 after the reload") { listener.count(of: "READY=1") > readyBefore }
+      let reloading = try #require(listener.messages.last { $0.contains("RELOADING=1") })
+      #expect(reloading.contains("MONOTONIC_USEC="), "\(reloading)")
+      #expect(try await Self.servedConnections(daemon, trying: 5) == 4)
+      #expect(daemon.log.contains("reloaded \(config): "), "\(daemon.log)")
+      #expect(daemon.log.contains("log-level debug"))
+
+      try "max-connections = lots\n".write(toFile: config, atomically: true, encoding: .utf8)
+      let readyBeforeBad = listener.count(of: "READY=1")
+      kill(daemon.pid, SIGHUP)
+      try await eventually("READY=1 after the failed reload") { listener.count(of: "READY=1") > readyBeforeBad }
+      #expect(daemon.log.contains("the settings were not reloaded, the ones in force stay: \(config):1: max-connections must be a positive integer, not 'lots'"), "\(daemon.log)")
+      #expect(try await Self.servedConnections(daemon, trying: 5) == 4, "the previous limit stays")
+    }
+  }
+
+  @Test func aWrongSettingsFileStopsTheStartWithItsLine() async throws {
+    let directory = try DaemonHarness.temporaryDirectory()
+    let config = directory + "/bad.conf"
+    try "max-connections = 8\nwatchers = 3\n".write(toFile: config, atomically: true, encoding: .utf8)
+    let result = try await withDeadline("the daemon to refuse its settings") {
+      try await run(
+        .path(.init(DaemonHarness.binary())),
+        arguments: ["--socket", directory + "/d.sock", "--state-dir", directory + "/state", "--config", config],
+        output: .discarded, error: .string(limit: 1 << 16))
+    }
+    #expect(result.terminationStatus != .exited(0))
+    #expect(result.standardError.contains("\(config):2: unknown setting 'watchers' (known: readers, operators, admins,"), "\(result.standardError)")
+  }
+}

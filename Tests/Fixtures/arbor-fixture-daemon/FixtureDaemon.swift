@@ -1,0 +1,30 @@
+import Arbor
+import ArborDaemon
+import ArgumentParser
+import Foundation
+
+/// A model that can misbehave on purpose, for the daemon's tests.
+@Model struct FixtureModel {
+  var value = 0
+
+  /// Holds the tree's lock for `milliseconds` (a blocking sleep inside a transaction): a
+  /// wedged tree, as a model with a bug would wedge it.
+  @Intent func hold(milliseconds: Int) {
+    node.transaction {
+      value += 1
+      usleep(UInt32(max(0, milliseconds)) * 1_000)
+    }
+  }
+}
+
+/// `arbor-fixture-daemon`: `FixtureModel` hosted by `ArborDaemon`, with the daemon's options.
+@main
+struct FixtureDaemon: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(commandName: "arbor-fixture-daemon", abstract: "A daemon for Arbor's tests.")
+
+  @OptionGroup var options: DaemonOptions
+
+  func run() async throws {
+    try await ArborDaemon(name: "arbor-fixture", options: options) { FixtureModel() }.run()
+  }
+}
