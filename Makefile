@@ -9,7 +9,7 @@ SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # that the role tests start as another user.
 APT_PACKAGES := pkg-config util-linux python3 libsqlite3-dev libsystemd-dev systemd
 
-.PHONY: run tour test test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-store clean
+.PHONY: run tour test test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-store user-unit clean
 
 prerequisites:
 	@missing=""; \
@@ -110,6 +110,17 @@ bench-store: prerequisites
 	swift build $(SWIFT_BUILD_FLAGS) -c release --product counterfactd
 	swift build $(SWIFT_BUILD_FLAGS) -c release --product arbor-benchmarks
 	"$$(swift build $(SWIFT_BUILD_FLAGS) -c release --show-bin-path)/arbor-benchmarks" store --runs $${RUNS:-3}
+
+# For those who have systemd: counterfactd as a user service, socket-activated
+# ($XDG_RUNTIME_DIR/arbor/counterfactd.sock), its state in ~/.local/state/counterfactd.
+user-unit: prerequisites
+	swift build $(SWIFT_BUILD_FLAGS) -c release --product counterfactd
+	install -D -m 755 "$$(swift build $(SWIFT_BUILD_FLAGS) -c release --show-bin-path)/counterfactd" "$$HOME/.local/bin/counterfactd"
+	install -D -m 644 systemd/user/counterfactd.socket "$$HOME/.config/systemd/user/counterfactd.socket"
+	install -D -m 644 systemd/user/counterfactd.service "$$HOME/.config/systemd/user/counterfactd.service"
+	systemctl --user daemon-reload
+	systemctl --user enable --now counterfactd.socket
+	@echo "counterfactd listens on $${XDG_RUNTIME_DIR:-/run/user/$$(id -u)}/arbor/counterfactd.sock (systemctl --user status counterfactd)"
 
 clean:
 	rm -rf .build .build-tsan .build-asan

@@ -196,7 +196,11 @@ let package = Package(
     // A daemon whose model misbehaves on purpose (a wedged tree), for the daemon's tests.
     .executableTarget(
       name: "arbor-fixture-daemon",
-      dependencies: ["Arbor", "ArborDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      dependencies: [
+        "Arbor", "ArborDaemon", "ArborSystemd",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
       path: "Tests/Fixtures/arbor-fixture-daemon"
     ),
     .testTarget(

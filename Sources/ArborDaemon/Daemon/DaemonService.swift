@@ -127,9 +127,10 @@ struct DaemonService: Service, CustomStringConvertible {
         group.addTask { await pump.run() }
         group.addTask { await journal.compactPeriodically() }
         if notifier.isListening {
+          let interval = Duration.milliseconds(Int64(max(0.05, options.statusInterval) * 1000))
           group.addTask {
             while !Task.isCancelled {
-              try? await Task.sleep(for: .seconds(5))
+              try? await Task.sleep(for: interval)
               notifier.status(Self.statusLine(host: host, stats: stats))
             }
           }

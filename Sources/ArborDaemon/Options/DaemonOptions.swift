@@ -67,6 +67,9 @@ public struct DaemonOptions: ParsableArguments, Sendable {
   @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
   public var logLevel: String = "info"
 
+  @Option(name: .customLong("status-interval"), help: "How often systemd's status line (STATUS=) is refreshed, in seconds.")
+  public var statusInterval: Double = 5
+
   @Option(name: .long, help: "A settings file (key = value: readers, operators, admins, the limits, log-level) read at start and again on SIGHUP.")
   public var config: String?
 

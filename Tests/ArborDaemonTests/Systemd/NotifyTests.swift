@@ -4,6 +4,10 @@ import ArborTesting
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The daemon as a `Type=notify` service, with a datagram socket of the test's own as
 /// `$NOTIFY_SOCKET`: `READY=1` once it listens, a status line, `STOPPING=1` on SIGTERM,
 /// watchdog pings at half of `$WATCHDOG_USEC`.
@@ -25,6 +29,39 @@ import Testing
     }
     #expect(status == .exited(0))
     #expect(listener.messages.firstIndex { $0.contains("READY=1") }! < listener.messages.firstIndex { $0.contains("STOPPING=1") }!)
+  }
+
+  /// The whole life of a service in one run, in order: READY (with its status), a
+  /// refreshed STATUS, RELOADING with MONOTONIC_USEC on SIGHUP and READY after it,
+  /// STOPPING on SIGTERM.
+  @Test func theNotificationsOfAWholeRunComeInOrder() async throws {
+    let directory = try DaemonHarness.temporaryDirectory()
+    let listener = try NotifyListener(path: directory + "/notify.sock")
+    defer { listener.close() }
+    let (_, status) = try await withDaemon(
+      arguments: ["--status-interval", "0.2"], directory: directory, environment: ["NOTIFY_SOCKET": listener.path]
+    ) { daemon, execution in
+      try await eventually("READY=1") { listener.has("READY=1") }
+      let client = try await daemon.connect()
+      try await client.call("intent.call", ["intent": "addButtonTapped"])
+      try await eventually("a status line with revision 1") { listener.messages.contains { $0.hasPrefix("STATUS=revision 1,") } }
+      kill(daemon.pid, SIGHUP)
+      try await eventually("READY=1 after the reload") { listener.count(of: "READY=1") >= 2 }
+      try execution.send(signal: .terminate)
+      try await eventually("STOPPING=1") { listener.has("STOPPING=1") }
+    }
+    #expect(status == .exited(0))
+    let messages = listener.messages
+    func first(_ predicate: (String) -> Bool, after start: Int = -1) -> Int? {
+      messages.indices.first { $0 > start && predicate(messages[$0]) }
+    }
+    let ready = try #require(first { $0.contains("READY=1") })
+    let refreshed = try #require(first({ $0.hasPrefix("STATUS=revision 1,") }, after: ready), "\(messages)")
+    let reloading = try #require(first({ $0.contains("RELOADING=1") }, after: refreshed), "\(messages)")
+    #expect(messages[reloading].contains("MONOTONIC_USEC="))
+    let readyAgain = try #require(first({ $0.contains("READY=1") }, after: reloading), "\(messages)")
+    let stopping = try #require(first({ $0.contains("STOPPING=1") }, after: readyAgain), "\(messages)")
+    #expect(!messages[(stopping + 1)...].contains { $0.contains("READY=1") }, "nothing is ready after stopping")
   }
 
   @Test func watchdogPingsAtHalfTheInterval() async throws {

@@ -79,3 +79,36 @@ import Testing
     #expect(logged.contains("saved revision 1"), "and the stop saved its snapshot: \(logged)")
   }
 }
+
+/// `systemd-analyze verify` on every unit, with the binaries the units name replaced by
+/// the one just built (verify checks that `ExecStart=` can run) and the template filled in.
+@Suite struct UnitVerifyTests {
+  @Test func everyUnitVerifies() async throws {
+    let directory = try DaemonHarness.temporaryDirectory()
+    let binary = DaemonHarness.binary()
+    func copy(_ unit: String, as name: String, _ replacements: [(String, String)]) throws {
+      var text = try String(contentsOfFile: UnitTests.units + "/" + unit, encoding: .utf8)
+      for (from, to) in replacements { text = text.replacingOccurrences(of: from, with: to) }
+      try text.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8)
+    }
+    try copy("counterfactd.service", as: "counterfactd.service", [("/usr/local/bin/counterfactd", binary)])
+    try copy("counterfactd.socket", as: "counterfactd.socket", [])
+    try copy("template.service", as: "mydaemon.service", [("/usr/local/bin/MYDAEMON", binary), ("MYDAEMON", "mydaemon")])
+    try copy("counterfactd.socket", as: "mydaemon.socket", [("counterfactd", "mydaemon")])
+    try FileManager.default.createDirectory(atPath: directory + "/user", withIntermediateDirectories: true)
+    try copy("user/counterfactd.service", as: "user/counterfactd.service", [("%h/.local/bin/counterfactd", binary)])
+    try copy("user/counterfactd.socket", as: "user/counterfactd.socket", [])
+    for files in [
+      ["counterfactd.socket", "counterfactd.service", "mydaemon.service", "mydaemon.socket"],
+      ["user/counterfactd.socket", "user/counterfactd.service"],
+    ] {
+      let result = try await withDeadline("systemd-analyze verify \(files)") {
+        try await run(
+          .name("systemd-analyze"), arguments: Arguments(["verify", "--man=no"] + files.map { directory + "/" + $0 }),
+          workingDirectory: .init(directory), output: .string(limit: 1 << 16), error: .string(limit: 1 << 16))
+      }
+      #expect(result.terminationStatus == .exited(0), "\(files): \(result.standardError)")
+      #expect(result.standardError.isEmpty, "\(files): \(result.standardError)")
+    }
+  }
+}

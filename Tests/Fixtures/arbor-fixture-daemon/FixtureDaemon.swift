@@ -1,7 +1,9 @@
 import Arbor
 import ArborDaemon
+import ArborSystemd
 import ArgumentParser
 import Foundation
+import Logging
 
 /// A model that can misbehave on purpose, for the daemon's tests.
 @Model struct FixtureModel {
@@ -24,7 +26,17 @@ struct FixtureDaemon: AsyncParsableCommand {
 
   @OptionGroup var options: DaemonOptions
 
+  @Option(help: "A message to log at start (notice), with itself as the metadata value 'note', through the handler the daemon picks.")
+  var say: String?
+
   func run() async throws {
+    if let say {
+      let logger = Logger(label: "arbor-fixture") { label -> any LogHandler in
+        if JournalStream.isStandardError { return JournalLogHandler(label: label, identifier: "arbor-fixture") }
+        return StreamLogHandler.standardError(label: label)
+      }
+      logger.notice("\(say)", metadata: ["note": "\(say)"])
+    }
     try await ArborDaemon(name: "arbor-fixture", options: options) { FixtureModel() }.run()
   }
 }
