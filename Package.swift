@@ -16,6 +16,7 @@ let package = Package(
     .library(name: "ArborSystemd", targets: ["ArborSystemd"]),
     .executable(name: "arbor-benchmarks", targets: ["arbor-benchmarks"]),
     .executable(name: "counterfactd", targets: ["counterfactd"]),
+    .executable(name: "arborctl", targets: ["arborctl"]),
     .executable(name: "counterfact-tour", targets: ["counterfact-tour"]),
   ],
   dependencies: [
@@ -191,6 +192,14 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Subprocess", package: "swift-subprocess"),
         .product(name: "SystemPackage", package: "swift-system"),
+      ]
+    ),
+    // The command-line client.
+    .executableTarget(
+      name: "arborctl",
+      dependencies: [
+        "ArborClient", "ArborJSON", "ArborRPC",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     // A daemon whose model misbehaves on purpose (a wedged tree), for the daemon's tests.

@@ -1,0 +1,64 @@
+import ArborJSON
+import ArgumentParser
+
+/// `arborctl call TARGET INTENT [key=value …] [--params JSON]`: calls an intent.
+struct CallCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "call", abstract: "Call an intent of the model at a path (/ for the root).",
+    discussion: "Each key=value is a parameter: the value is read as JSON when it is JSON (3, true, [1,2], \"text\"), else as a string.")
+
+  @Argument(help: "The model: a JSON Pointer such as /counters/0/counter, or / for the root.")
+  var target: String
+
+  @Argument(help: "The intent's name.")
+  var intent: String
+
+  @Argument(help: "Parameters as key=value.")
+  var parameters: [String] = []
+
+  @Option(help: "All parameters as one JSON object (key=value pairs are added to it).")
+  var params: String?
+
+  @Flag(help: "Reply once the tasks the intent started have ended too.")
+  var settled = false
+
+  @OptionGroup var connection: ConnectionOptions
+
+  /// The parameters as one JSON object.
+  func parameterObject() throws(CommandFailure) -> JSONValue {
+    var members: [String: JSONValue] = [:]
+    if let params {
+      guard case .object(let given)? = try? JSONValue(parsing: params) else {
+        throw CommandFailure(.usage, "--params must be a JSON object, such as '{\"id\": \"72c769dae94f5354\"}'")
+      }
+      members = given
+    }
+    for parameter in parameters {
+      guard let equals = parameter.firstIndex(of: "="), equals != parameter.startIndex else {
+        throw CommandFailure(.usage, "'\(parameter)' is not key=value")
+      }
+      let key = String(parameter[..<equals])
+      let text = String(parameter[parameter.index(after: equals)...])
+      members[key] = (try? JSONValue(parsing: text)) ?? .string(text)
+    }
+    return .object(members)
+  }
+
+  func run() async throws {
+    do {
+      let arguments = try parameterObject()
+      var request: [String: JSONValue] = [
+        "target": .string(target == "/" ? "" : target), "intent": .string(intent), "params": arguments,
+      ]
+      if settled { request["wait"] = "settled" }
+      let body = JSONValue.object(request)
+      let reply = try await connection.withConnection { try await $0.call("intent.call", body) }
+      if connection.printsJSON { return Output.json(reply) }
+      guard case .object(let members) = reply else { return Output.pretty(reply) }
+      print("revision \(Output.text(members["revision"] ?? .null))")
+      if let result = members["result"], result != .null { Output.pretty(result) }
+    } catch let failure as CommandFailure {
+      throw Arborctl.fail(failure, json: connection.json)
+    }
+  }
+}

@@ -1,0 +1,57 @@
+import ArborClient
+import ArborRPC
+import ArgumentParser
+
+/// A failure with the exit code it stands for; printed on standard error.
+struct CommandFailure: Error, CustomStringConvertible {
+  enum Code: Int32 {
+    case daemonError = 1
+    case usage = 2
+    case cannotConnect = 3
+    case timeout = 4
+    case permissionDenied = 5
+  }
+
+  var code: Code
+  var message: String
+  /// The daemon's error, to print as JSON with --json.
+  var rpcError: RPCError?
+
+  init(_ code: Code, _ message: String, rpcError: RPCError? = nil) {
+    self.code = code
+    self.message = message
+    self.rpcError = rpcError
+  }
+
+  init(_ error: ArborClientError) {
+    switch error {
+    case .daemon(let rpcError):
+      let denied = rpcError.name == "org.arbor.PermissionDenied"
+      self.init(denied ? .permissionDenied : .daemonError, CommandFailure.friendly(rpcError), rpcError: rpcError)
+    case .cannotConnect(let path, let reason):
+      if reason.localizedCaseInsensitiveContains("permission denied") {
+        self.init(.permissionDenied, "permission denied on \(path): ask for the daemon's group (the socket is mode 0660)")
+      } else {
+        self.init(.cannotConnect, error.description)
+      }
+    case .connectionClosed, .malformedReply:
+      self.init(.daemonError, error.description)
+    }
+  }
+
+  /// The daemon's message, with what to do when the error says it.
+  static func friendly(_ error: RPCError) -> String {
+    var text = error.message
+    if error.name == "org.arbor.IntentNotFound", case .object(let details)? = error.data, case .array(let intents)? = details["available"] {
+      let names = intents.compactMap { value -> String? in
+        if case .string(let name) = value { return name }
+        return nil
+      }
+      text += "\n  intents of this model: \(names.joined(separator: ", "))"
+    }
+    return text
+  }
+
+  var description: String { message }
+  var exitCode: ExitCode { ExitCode(code.rawValue) }
+}

@@ -1,0 +1,70 @@
+import ArborClient
+import ArborJSON
+import ArgumentParser
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The options every command shares: where the daemon is, how long to wait, how to print.
+struct ConnectionOptions: ParsableArguments {
+  @Option(help: "The daemon's socket (default: $ARBOR_SOCKET, else the only socket in the daemons' default directory).")
+  var socket: String?
+
+  @Option(help: "Seconds to wait for the daemon before giving up (exit 4).")
+  var timeout: Double = 10
+
+  @Flag(help: "Print one compact JSON object per line (the default when standard output is not a terminal).")
+  var json = false
+
+  /// Where to connect: `--socket`, `$ARBOR_SOCKET`, or the only `*.sock` in the directory
+  /// a daemon puts its socket in by default.
+  func socketPath() throws(CommandFailure) -> String {
+    if let socket { return socket }
+    if let socket = ProcessInfo.processInfo.environment["ARBOR_SOCKET"], !socket.isEmpty { return socket }
+    let uid = getuid()
+    var directories: [String] = []
+    if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { directories.append(runtime + "/arbor") }
+    directories.append(uid == 0 ? "/run/arbor" : "/tmp/arbor-\(uid)")
+    for directory in directories {
+      let sockets = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".sock") }.sorted()
+      if sockets.count == 1 { return directory + "/" + sockets[0] }
+      if sockets.count > 1 {
+        throw CommandFailure(
+          .usage, "several daemons listen in \(directory) (\(sockets.joined(separator: ", "))): choose one with --socket or $ARBOR_SOCKET")
+      }
+    }
+    throw CommandFailure(
+      .cannotConnect,
+      "no daemon socket found in \(directories.joined(separator: " or ")): start one (for example `make run`) or pass its socket with --socket or $ARBOR_SOCKET")
+  }
+
+  /// Whether to print JSON lines rather than text.
+  var printsJSON: Bool { json || isatty(STDOUT_FILENO) == 0 }
+
+  /// Connects, runs `body`, and turns every failure into the exit code it stands for.
+  func withConnection<T: Sendable>(_ body: @escaping @Sendable (ArborConnection) async throws -> T) async throws -> T {
+    let path = try socketPath()
+    let seconds = timeout
+    do {
+      return try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask {
+          let connection = try await ArborConnection.connect(to: path)
+          defer { connection.close() }
+          return try await body(connection)
+        }
+        group.addTask {
+          try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+          throw CommandFailure(.timeout, "no answer from \(path) within \(seconds) s (--timeout)")
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+      }
+    } catch let failure as CommandFailure {
+      throw failure
+    } catch let error as ArborClientError {
+      throw CommandFailure(error)
+    }
+  }
+}

@@ -1,0 +1,25 @@
+import ArborJSON
+import ArgumentParser
+
+/// `arborctl get [PATH]`: the state at a path (a JSON Pointer; the root by default).
+struct GetCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(commandName: "get", abstract: "Show the state at a path (a JSON Pointer such as /counters/0).")
+
+  @Argument(help: "A JSON Pointer; the root when absent.")
+  var path: String = ""
+
+  @OptionGroup var connection: ConnectionOptions
+
+  func run() async throws {
+    let path = self.path
+    do {
+      let reply = try await connection.withConnection { try await $0.call("state.get", ["path": .string(path)]) }
+      if connection.printsJSON { return Output.json(reply) }
+      guard case .object(let members) = reply else { return Output.pretty(reply) }
+      print("revision \(Output.text(members["revision"] ?? .null))")
+      Output.pretty(members["value"] ?? .null)
+    } catch let failure as CommandFailure {
+      throw Arborctl.fail(failure, json: connection.json)
+    }
+  }
+}
