@@ -9,7 +9,7 @@ SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # that the role tests start as another user.
 APT_PACKAGES := pkg-config util-linux python3 libsqlite3-dev libsystemd-dev systemd
 
-.PHONY: run tour test test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-store user-unit clean
+.PHONY: run tour test test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-store redis user-unit clean
 
 prerequisites:
 	@missing=""; \
@@ -93,20 +93,21 @@ test-repeat: prerequisites python-deps
 benchmarks: prerequisites
 	swift run $(SWIFT_BUILD_FLAGS) -c release arbor-benchmarks all
 
-# The daemon under load next to Redis on a Unix socket (Debian's redis-server and
-# redis-tools are installed when missing): release builds, 3 runs each.
-bench-daemon: prerequisites
+# Debian's redis-server and redis-tools, the benchmarks' baseline, when missing.
+redis:
 	@command -v redis-benchmark >/dev/null || { SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq redis-server redis-tools; }
+
+# The daemon under load next to Redis on a Unix socket (Debian's redis-server and
+# redis-tools are installed when missing): release builds, 3 runs each.
+bench-daemon: prerequisites redis
 	swift build $(SWIFT_BUILD_FLAGS) -c release --product counterfactd
 	swift build $(SWIFT_BUILD_FLAGS) -c release --product arbor-benchmarks
 	"$$(swift build $(SWIFT_BUILD_FLAGS) -c release --show-bin-path)/arbor-benchmarks" daemon --runs $${RUNS:-3}
 
 # The store under load: durable intents next to Redis with appendfsync always, start-up
 # of a 100,000-model tree, intent latency while snapshots are written. 3 runs each.
-bench-store: prerequisites
-	@command -v redis-benchmark >/dev/null || { SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq redis-server redis-tools; }
+bench-store: prerequisites redis
 	swift build $(SWIFT_BUILD_FLAGS) -c release --product counterfactd
 	swift build $(SWIFT_BUILD_FLAGS) -c release --product arbor-benchmarks
 	"$$(swift build $(SWIFT_BUILD_FLAGS) -c release --show-bin-path)/arbor-benchmarks" store --runs $${RUNS:-3}

@@ -139,11 +139,3 @@ extension SnapshotRecord {
     return bytes
   }
 }
-
-extension JSONValue {
-  var jsonBytes: [UInt8] {
-    var bytes: [UInt8] = []
-    writeJSON(to: &bytes)
-    return bytes
-  }
-}

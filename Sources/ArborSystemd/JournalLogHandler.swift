@@ -111,6 +111,19 @@ public struct JournalLogHandler: LogHandler {
   }
 }
 
+extension JournalLogHandler {
+  /// The handler a service should log with: journald's when standard error is the journal
+  /// (``JournalStream/isStandardError``), plain lines on standard error otherwise.
+  ///
+  /// ```swift
+  /// let logger = Logger(label: "counterfactd") { JournalLogHandler.forStandardError(label: $0, identifier: "counterfactd") }
+  /// ```
+  public static func forStandardError(label: String, identifier: String) -> any LogHandler {
+    if JournalStream.isStandardError { return JournalLogHandler(label: label, identifier: identifier) }
+    return StreamLogHandler.standardError(label: label)
+  }
+}
+
 /// Whether the process's standard error goes to the journal: `$JOURNAL_STREAM` (set by
 /// systemd for `StandardError=journal`) names the device and inode of that stream.
 public enum JournalStream {

@@ -12,7 +12,19 @@ extension ChangeSet {
   /// }
   /// ```
   public var patch: JSONPatch {
-    JSONPatch(changes.flatMap(\.patchOperations))
+    patchCache.value { JSONPatch(changes.flatMap(\.patchOperations)) }
+  }
+}
+
+/// The patch of one change set, once built.
+final class PatchCache: Sendable {
+  private let patch = LockedState<JSONPatch?>(nil)
+
+  func value(_ build: () -> JSONPatch) -> JSONPatch {
+    if let built = patch.withLock({ $0 }) { return built }
+    let built = build()
+    patch.withLock { $0 = built }
+    return built
   }
 }
 

@@ -121,6 +121,10 @@ public struct ChangeSet: Sendable {
   /// The intent that made the revision, when the transaction ran inside one.
   public let cause: ChangeCause?
 
+  /// The patch, built the first time someone asks: a daemon's listeners (the watch hub,
+  /// the journal) share one copy instead of each building it.
+  let patchCache = PatchCache()
+
   init(revision: UInt64, changes: [Change], cause: ChangeCause? = nil) {
     self.revision = revision
     self.changes = changes

@@ -53,9 +53,7 @@ public struct ArborDaemon<Root: Model>: Sendable {
     let identifier = name
     let level = SharedLogLevel(.info)
     var logger = Logger(label: name) { label -> any LogHandler in
-      var inner: any LogHandler =
-        JournalStream.isStandardError
-        ? JournalLogHandler(label: label, identifier: identifier) : StreamLogHandler.standardError(label: label)
+      var inner = JournalLogHandler.forStandardError(label: label, identifier: identifier)
       inner.logLevel = .trace
       return SharedLevelLogHandler(inner: inner, shared: level)
     }

@@ -31,10 +31,7 @@ struct FixtureDaemon: AsyncParsableCommand {
 
   func run() async throws {
     if let say {
-      let logger = Logger(label: "arbor-fixture") { label -> any LogHandler in
-        if JournalStream.isStandardError { return JournalLogHandler(label: label, identifier: "arbor-fixture") }
-        return StreamLogHandler.standardError(label: label)
-      }
+      let logger = Logger(label: "arbor-fixture") { JournalLogHandler.forStandardError(label: $0, identifier: "arbor-fixture") }
       logger.notice("\(say)", metadata: ["note": "\(say)"])
     }
     try await ArborDaemon(name: "arbor-fixture", options: options) { FixtureModel() }.run()
