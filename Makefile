@@ -7,9 +7,9 @@
 SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # util-linux gives setpriv; python3 (Debian's, readable by every user) runs the clients
 # that the role tests start as another user.
-APT_PACKAGES := pkg-config util-linux python3 libsqlite3-dev libsystemd-dev systemd
+APT_PACKAGES := pkg-config util-linux python3 libsqlite3-dev libsystemd-dev systemd jq socat
 
-.PHONY: run tour test test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-store redis user-unit clean
+.PHONY: run tour test test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-arborctl bench-store redis user-unit clean
 
 prerequisites:
 	@missing=""; \
@@ -104,6 +104,11 @@ bench-daemon: prerequisites redis
 	swift build $(SWIFT_BUILD_FLAGS) -c release --product counterfactd
 	swift build $(SWIFT_BUILD_FLAGS) -c release --product arbor-benchmarks
 	"$$(swift build $(SWIFT_BUILD_FLAGS) -c release --show-bin-path)/arbor-benchmarks" daemon --runs $${RUNS:-3}
+
+# `arborctl bench` next to `redis-benchmark -s` on a Unix socket, 1 and 50 clients, RUNS runs
+# (default 3): release builds of counterfactd and arborctl, see scripts/bench-arborctl.sh.
+bench-arborctl: prerequisites redis
+	RUNS=$${RUNS:-3} SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" scripts/bench-arborctl.sh
 
 # The store under load: durable intents next to Redis with appendfsync always, start-up
 # of a 100,000-model tree, intent latency while snapshots are written. 3 runs each.

@@ -123,10 +123,13 @@ let package = Package(
     ),
     .executableTarget(
       name: "arbor-benchmarks",
-      dependencies: ["Arbor", "ArborClient", "ArborDaemon", "ArborJSON", "ArborStore", "CEpoll"]
+      dependencies: ["Arbor", "ArborClient", "ArborDaemon", "ArborJSON", "ArborLoad", "ArborStore"]
     ),
     // <sys/epoll.h> for the load generator.
     .target(name: "CEpoll"),
+    // The load generator of arbor-benchmarks and `arborctl bench`, built like
+    // redis-benchmark: one thread, non-blocking sockets, epoll.
+    .target(name: "ArborLoad", dependencies: ["CEpoll"]),
     // Examples are real programs: a model library plus an executable.
     .target(
       name: "CounterFact",
@@ -198,7 +201,7 @@ let package = Package(
     .executableTarget(
       name: "arborctl",
       dependencies: [
-        "ArborClient", "ArborJSON", "ArborRPC",
+        "ArborClient", "ArborJSON", "ArborLoad", "ArborRPC",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

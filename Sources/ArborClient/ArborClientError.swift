@@ -15,6 +15,19 @@ public enum ArborClientError: Error, Sendable, CustomStringConvertible {
   case connectionClosed
   /// The daemon's reply was not JSON-RPC.
   case malformedReply(String)
+  /// The daemon ended a watch (`watch.closed`), for example an event watch that fell too
+  /// far behind.
+  case watchClosed(subscription: Int64, reason: String)
+  /// A watched patch did not apply to the value it was sent for: the client's copy and
+  /// the daemon's state parted ways.
+  case patchFailed(revision: UInt64, reason: String)
+
+  /// The daemon's stable error name (`org.arbor.IntentNotFound`, …), when the daemon
+  /// answered with an error that has one.
+  public var name: String? {
+    if case .daemon(let error) = self { return error.name }
+    return nil
+  }
 
   public var description: String {
     switch self {
@@ -23,6 +36,8 @@ public enum ArborClientError: Error, Sendable, CustomStringConvertible {
       return "cannot connect to \(path): \(reason). Is the daemon running? Start it (for example `make run`) or pass its socket with --socket."
     case .connectionClosed: return "the connection to the daemon closed"
     case .malformedReply(let reason): return "the daemon's reply is not JSON-RPC: \(reason)"
+    case .watchClosed(let subscription, let reason): return "the daemon closed watch \(subscription): \(reason)"
+    case .patchFailed(let revision, let reason): return "the patch of revision \(revision) does not apply: \(reason)"
     }
   }
 }

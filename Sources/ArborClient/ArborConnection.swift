@@ -22,11 +22,18 @@ public final class ArborConnection: Sendable {
     var closed = false
   }
 
-  /// A call between its request being written and its reply being taken.
+  /// What a call or a batch gets back: one response, or the array of a batch's responses.
+  private enum Reply {
+    case single(RPCResponse)
+    case batch([RPCResponse])
+  }
+
+  /// A call (or a batch, by its first id) between its request being written and its reply
+  /// being taken.
   private enum Pending {
     case expected
-    case arrived(RPCResponse)
-    case waiting(CheckedContinuation<RPCResponse, any Error>)
+    case arrived(Reply)
+    case waiting(CheckedContinuation<Reply, any Error>)
   }
 
   private let state = NIOLockedValueBox(State())
@@ -35,8 +42,9 @@ public final class ArborConnection: Sendable {
   /// The notifications the daemon sends (`state.changed`, `events.emitted`, `watch.closed`).
   /// One consumer.
   public let notifications: AsyncStream<RPCRequest>
-  /// Lines that are neither a reply to a call of this connection nor a notification:
-  /// batch replies and replies with a `null` id (parse errors). One consumer.
+  /// Lines that are neither a reply to a call or batch of this connection nor a
+  /// notification: replies with a `null` id (parse errors), lines that are not JSON (as
+  /// strings), replies to requests sent with ``sendRaw(_:)``. One consumer.
   public let otherMessages: AsyncStream<JSONValue>
   private let maxLineLength: Int
 
@@ -94,11 +102,48 @@ public final class ArborConnection: Sendable {
 
   /// Calls a method and returns the whole response.
   public func request(_ method: String, _ params: JSONValue? = nil) async throws(ArborClientError) -> RPCResponse {
-    let id: RPCID = .number(state.withLockedValue { state in
-      defer { state.nextID += 1 }
+    let id = nextIDs(1)
+    let line = RPCRequest(method: method, params: params, id: .number(id)).json.jsonLine
+    switch try await send(line, awaiting: .number(id)) {
+    case .single(let response): return response
+    case .batch: throw .malformedReply("an array came back for the single call \(id)")
+    }
+  }
+
+  /// Sends several calls as one JSON-RPC batch (one line) and returns their outcomes in
+  /// the order of `calls`. Watches cannot be batched (the daemon refuses them).
+  ///
+  /// ```swift
+  /// let outcomes = try await connection.batch([("state.get", ["path": "/counters"]), ("daemon.status", nil)])
+  /// if case .success(let counters) = outcomes[0] { print(counters) }
+  /// ```
+  public func batch(_ calls: [(method: String, params: JSONValue?)]) async throws(ArborClientError) -> [Result<JSONValue, RPCError>] {
+    guard !calls.isEmpty else { return [] }
+    let first = nextIDs(Int64(calls.count))
+    let requests = calls.enumerated().map { offset, call in
+      RPCRequest(method: call.method, params: call.params, id: .number(first + Int64(offset))).json
+    }
+    let responses: [RPCResponse]
+    switch try await send(JSONValue.array(requests).jsonLine, awaiting: .number(first)) {
+    case .batch(let all): responses = all
+    case .single(let response): responses = [response]
+    }
+    let byID = Dictionary(responses.map { ($0.id, $0.outcome) }, uniquingKeysWith: { first, _ in first })
+    return (0..<Int64(calls.count)).map { offset in
+      byID[.number(first + offset)] ?? .failure(RPCError(code: -32603, message: "the daemon's batch reply has no response for id \(first + offset)"))
+    }
+  }
+
+  /// Takes `count` consecutive request ids and returns the first.
+  private func nextIDs(_ count: Int64) -> Int64 {
+    state.withLockedValue { state in
+      defer { state.nextID += count }
       return state.nextID
-    })
-    let buffer = ByteBuffer(bytes: RPCRequest(method: method, params: params, id: id).json.jsonLine)
+    }
+  }
+
+  /// Writes one line and waits for the reply filed under `id`.
+  private func send(_ line: [UInt8], awaiting id: RPCID) async throws(ArborClientError) -> Reply {
     let writer: NIOAsyncChannelOutboundWriter<ByteBuffer>? = state.withLockedValue { state in
       guard !state.closed, let writer = state.writer else { return nil }
       state.pending[id] = .expected
@@ -106,18 +151,18 @@ public final class ArborConnection: Sendable {
     }
     guard let writer else { throw .connectionClosed }
     do {
-      try await writer.write(buffer)
+      try await writer.write(ByteBuffer(bytes: line))
     } catch {
       _ = state.withLockedValue { $0.pending.removeValue(forKey: id) }
       throw .connectionClosed
     }
     do {
-      return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<RPCResponse, any Error>) in
-        let outcome: Result<RPCResponse, ArborClientError>? = state.withLockedValue { state in
+      return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Reply, any Error>) in
+        let outcome: Result<Reply, ArborClientError>? = state.withLockedValue { state in
           switch state.pending[id] {
-          case .arrived(let response)?:
+          case .arrived(let reply)?:
             state.pending[id] = nil
-            return .success(response)
+            return .success(reply)
           case .expected?:
             state.pending[id] = .waiting(continuation)
             return nil
@@ -126,7 +171,7 @@ public final class ArborConnection: Sendable {
           }
         }
         switch outcome {
-        case .success(let response)?: continuation.resume(returning: response)
+        case .success(let reply)?: continuation.resume(returning: reply)
         case .failure(let error)?: continuation.resume(throwing: error)
         case nil: break
         }
@@ -182,29 +227,36 @@ public final class ArborConnection: Sendable {
       notificationContinuation.yield(notification)
       return
     }
-    if let response = RPCResponse(value), response.id != .null {
-      let waiting: CheckedContinuation<RPCResponse, any Error>?? = state.withLockedValue { state in
-        switch state.pending[response.id] {
-        case .expected?:
-          state.pending[response.id] = .arrived(response)
-          return .some(nil)
-        case .waiting(let continuation)?:
-          state.pending[response.id] = nil
-          return .some(continuation)
-        case .arrived?, nil:
-          return .none
-        }
-      }
-      if let waiting {
-        waiting?.resume(returning: response)
-        return
-      }
+    if let response = RPCResponse(value), response.id != .null, deliver(.single(response), to: response.id) { return }
+    if case .array(let members) = value, let first = members.first.flatMap(RPCResponse.init), first.id != .null {
+      let responses = members.compactMap(RPCResponse.init)
+      if responses.count == members.count, deliver(.batch(responses), to: first.id) { return }
     }
     otherContinuation.yield(value)
   }
 
+  /// Hands a reply to the call waiting for it; false when no call of this connection has
+  /// that id.
+  private func deliver(_ reply: Reply, to id: RPCID) -> Bool {
+    let waiting: CheckedContinuation<Reply, any Error>?? = state.withLockedValue { state in
+      switch state.pending[id] {
+      case .expected?:
+        state.pending[id] = .arrived(reply)
+        return .some(nil)
+      case .waiting(let continuation)?:
+        state.pending[id] = nil
+        return .some(continuation)
+      case .arrived?, nil:
+        return .none
+      }
+    }
+    guard let waiting else { return false }
+    waiting?.resume(returning: reply)
+    return true
+  }
+
   private func closedByPeer() {
-    let waiting = state.withLockedValue { state -> [CheckedContinuation<RPCResponse, any Error>] in
+    let waiting = state.withLockedValue { state -> [CheckedContinuation<Reply, any Error>] in
       state.closed = true
       state.writer = nil
       state.channel = nil

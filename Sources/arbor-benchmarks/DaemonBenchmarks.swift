@@ -1,5 +1,6 @@
 import ArborClient
 import ArborJSON
+import ArborLoad
 import Foundation
 
 #if canImport(Glibc)
@@ -175,11 +176,4 @@ func raiseFileLimit() {
   getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
   limit.rlim_cur = limit.rlim_max
   setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-}
-
-extension JSONValue {
-  var objectValue: [String: JSONValue]? {
-    if case .object(let members) = self { return members }
-    return nil
-  }
 }

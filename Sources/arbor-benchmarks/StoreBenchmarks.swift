@@ -1,6 +1,7 @@
 import Arbor
 import ArborClient
 import ArborJSON
+import ArborLoad
 import ArborStore
 import Foundation
 import Synchronization
@@ -213,12 +214,12 @@ struct StoreBenchmarks {
   }
 
   private static func revision(_ connection: ArborConnection) async throws -> Int {
-    Int(try await connection.call("daemon.status").objectValue?["revision"]?.intNumber ?? 0)
+    Int(try await connection.call("daemon.status").objectValue?["revision"]?.intValue ?? 0)
   }
 
   private static func snapshotsSaved(_ connection: ArborConnection) async throws -> Int {
     let status = try await connection.call("daemon.status")
-    return Int(status.objectValue?["journal"]?.objectValue?["snapshotsSaved"]?.intNumber ?? 0)
+    return Int(status.objectValue?["journal"]?.objectValue?["snapshotsSaved"]?.intValue ?? 0)
   }
 
   private func spawnDaemon(socket: String, state: String, extra: [String]) throws -> Process {
@@ -259,11 +260,4 @@ func median(_ values: [Double]) -> Double {
   let sorted = values.sorted()
   guard !sorted.isEmpty else { return .nan }
   return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}
-
-extension JSONValue {
-  var intNumber: Int64? {
-    if case .int(let value) = self { return value }
-    return nil
-  }
 }

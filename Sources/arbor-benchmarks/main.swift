@@ -1,4 +1,5 @@
 import ArborDaemon
+import ArborLoad
 import Foundation
 
 // arbor-benchmarks: measures the runtime and prints each figure next to a baseline run in

@@ -18,12 +18,15 @@ struct Arborctl: AsyncParsableCommand {
 
       Exit codes: 0 ok, 1 the daemon answered with an error, 2 usage, 3 cannot connect, 4 timeout, 5 permission denied.
       """,
-    subcommands: [StatusCommand.self, GetCommand.self, CallCommand.self, RPCCommand.self])
+    subcommands: [
+      StatusCommand.self, GetCommand.self, CallCommand.self, WatchCommand.self, EventsCommand.self, HistoryCommand.self, AtCommand.self,
+      SnapshotCommand.self, SchemaCommand.self, RPCCommand.self, BenchCommand.self,
+    ])
 
   /// Runs the command; a usage error exits 2 (argument-parser's own code is 64).
   static func main() async {
     do {
-      var command = try parseAsRoot()
+      var command = try await asyncParseAsRoot()
       if var command = command as? any AsyncParsableCommand {
         try await command.run()
       } else {
@@ -50,7 +53,7 @@ extension Arborctl {
     if json, let error = failure.rpcError {
       print(error.json.jsonString, to: &standardError)
     } else {
-      print("arborctl: \(failure.message)", to: &standardError)
+      print("\(Style.error("arborctl:")) \(failure.message)", to: &standardError)
     }
     return failure.exitCode
   }

@@ -1,3 +1,5 @@
+import ArborJSON
+
 extension ModelID: Codable {
   /// Decodes the 16 hexadecimal digits written by `encode(to:)`.
   public init(from decoder: any Decoder) throws {
@@ -26,5 +28,18 @@ extension ModelID {
   public init?(_ text: some StringProtocol) {
     guard text.count == 16, let raw = UInt64(text, radix: 16) else { return nil }
     self.init(rawValue: raw)
+  }
+}
+
+/// A model id's JSON: a string of 16 lower-case hexadecimal digits, as in snapshots and
+/// intent parameters (`removeButtonTapped(id:)` takes one).
+///
+/// ```swift
+/// var definitions = JSONSchemaDefinitions()
+/// ModelID.jsonSchema(in: &definitions)   // {"type": "string", "pattern": "^[0-9a-f]{16}$"}
+/// ```
+extension ModelID: JSONSchemaDescribing {
+  public static func jsonSchema(in definitions: inout JSONSchemaDefinitions) -> JSONSchema {
+    JSONSchema(["type": "string", "pattern": "^[0-9a-f]{16}$"])
   }
 }

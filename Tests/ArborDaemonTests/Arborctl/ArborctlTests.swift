@@ -61,7 +61,8 @@ import Testing
       let result = try await withDeadline("arborctl status on a terminal") {
         try await run(
           .name("script"), arguments: ["-qec", "\(Self.binary()) status; \(Self.binary()) get /counters/0/counter/count", "/dev/null"],
-          environment: .inherit.updating(["ARBOR_SOCKET": daemon.socket]), output: .string(limit: 1 << 20), error: .string(limit: 1 << 20))
+          environment: .inherit.updating(["ARBOR_SOCKET": daemon.socket, "NO_COLOR": "1", "TERM": "xterm"]), output: .string(limit: 1 << 20),
+          error: .string(limit: 1 << 20))
       }
       // A terminal ends its lines with \r\n.
       let lines = result.standardOutput.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -78,6 +79,28 @@ import Testing
       #expect(Set(table.map(valueColumn)).count == 1, "\(table)")
       #expect(lines.contains("revision 1"), "\(lines)")
       #expect(lines.contains("0"), "the count, alone on its line: \(lines)")
+    }
+  }
+
+  @Test func onATerminalThereIsColourUnlessNoColorIsSet() async throws {
+    try await withDaemon { daemon, _ in
+      func status(_ environment: [Environment.Key: String?]) async throws -> String {
+        let result = try await withDeadline("arborctl status on a terminal") {
+          try await run(
+            .name("script"), arguments: ["-qec", "\(Self.binary()) status", "/dev/null"],
+            environment: .inherit.updating(environment.merging(["ARBOR_SOCKET": daemon.socket]) { $1 }), output: .string(limit: 1 << 20),
+            error: .string(limit: 1 << 20))
+        }
+        return result.standardOutput
+      }
+      let coloured = try await status(["TERM": "xterm", "NO_COLOR": nil])
+      #expect(coloured.contains("\u{1B}[2mname:\u{1B}[0m"), "keys dimmed: \(coloured.debugDescription)")
+      let plain = try await status(["TERM": "xterm", "NO_COLOR": "1"])
+      #expect(!plain.contains("\u{1B}["), "NO_COLOR: \(plain.debugDescription)")
+      let dumb = try await status(["TERM": "dumb", "NO_COLOR": nil])
+      #expect(!dumb.contains("\u{1B}["), "a dumb terminal: \(dumb.debugDescription)")
+      let piped = try await Self.arborctl(["status"], socket: daemon.socket)
+      #expect(!piped.output.contains("\u{1B}["), "no colour in JSON lines")
     }
   }
 

@@ -195,15 +195,3 @@ extension ArborClientError {
     return nil
   }
 }
-
-extension JSONValue {
-  subscript(key: String) -> JSONValue? {
-    if case .object(let members) = self { return members[key] }
-    return nil
-  }
-
-  subscript(index: Int) -> JSONValue? {
-    if case .array(let elements) = self, elements.indices.contains(index) { return elements[index] }
-    return nil
-  }
-}

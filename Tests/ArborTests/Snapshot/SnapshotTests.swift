@@ -155,8 +155,3 @@ let activatedModels = LockIsolated<Set<ModelID>>([])
     #expect(snapshotsDuringTheWrites.value >= writes / 100 - 1, "snapshots were taken while the writer wrote")
   }
 }
-
-extension JSONValue {
-  var objectValue: [String: JSONValue]? { if case .object(let value) = self { value } else { nil } }
-  var arrayValue: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
-}

@@ -1,4 +1,6 @@
+import ArborClient
 import ArborJSON
+import ArborRPC
 import ArgumentParser
 
 /// `arborctl call TARGET INTENT [key=value …] [--params JSON]`: calls an intent.
@@ -7,10 +9,10 @@ struct CallCommand: AsyncParsableCommand {
     commandName: "call", abstract: "Call an intent of the model at a path (/ for the root).",
     discussion: "Each key=value is a parameter: the value is read as JSON when it is JSON (3, true, [1,2], \"text\"), else as a string.")
 
-  @Argument(help: "The model: a JSON Pointer such as /counters/0/counter, or / for the root.")
+  @Argument(help: "The model: a JSON Pointer such as /counters/0/counter, or / for the root.", completion: .custom(Completions.targets))
   var target: String
 
-  @Argument(help: "The intent's name.")
+  @Argument(help: "The intent's name.", completion: .custom(Completions.intents))
   var intent: String
 
   @Argument(help: "Parameters as key=value.")
@@ -52,7 +54,15 @@ struct CallCommand: AsyncParsableCommand {
       ]
       if settled { request["wait"] = "settled" }
       let body = JSONValue.object(request)
-      let reply = try await connection.withConnection { try await $0.call("intent.call", body) }
+      let given = parameters
+      let reply = try await connection.withConnection { connection in
+        do throws(ArborClientError) {
+          return try await connection.call("intent.call", body)
+        } catch .daemon(let error) where error.code == 1003 {
+          // A parameter that does not decode: say what the intent's schema expects.
+          throw await CommandFailure(.daemonError, Self.explain(error, on: connection, given: given), rpcError: error)
+        }
+      }
       if connection.printsJSON { return Output.json(reply) }
       guard case .object(let members) = reply else { return Output.pretty(reply) }
       print("revision \(Output.text(members["revision"] ?? .null))")
@@ -60,5 +70,31 @@ struct CallCommand: AsyncParsableCommand {
     } catch let failure as CommandFailure {
       throw Arborctl.fail(failure, json: connection.json)
     }
+  }
+
+  /// The daemon's message about a parameter, with the type each model's schema expects
+  /// for it and the intent's whole signature.
+  static func explain(_ error: RPCError, on connection: ArborConnection, given: [String]) async -> String {
+    var text = error.message
+    guard let intent = error.data?["intent"]?.stringValue,
+      let document = try? await connection.call("rpc.discover"),
+      let intents = document["components"]?["x-intents"]?.objectValue
+    else { return text }
+    let parameter = error.data?["parameter"]?.stringValue
+    for type in intents.keys.sorted() {
+      guard let params = intents[type]?[intent]?["params"] else { continue }
+      if let parameter, let expected = SchemaText.parameters(params).first(where: { $0.name == parameter }) {
+        text += "\n  \(parameter) must be \(expected.type)"
+        // key=3 is read as JSON: a string parameter needs its quotes kept from the shell.
+        if expected.type.hasPrefix("string"), let pair = given.first(where: { $0.hasPrefix(parameter + "=") }) {
+          let value = String(pair.dropFirst(parameter.count + 1))
+          if let parsed = try? JSONValue(parsing: value), parsed.stringValue == nil {
+            text += "\n  \(parameter)=\(value) was read as JSON (\(parsed.typeName)); to send it as a string, quote it: \(parameter)='\"\(value)\"'"
+          }
+        }
+      }
+      text += "\n  \(type).\(SchemaText.signature(intent, params: params))"
+    }
+    return text
   }
 }

@@ -2,6 +2,7 @@ import ArborClient
 import ArborJSON
 import ArgumentParser
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -21,6 +22,11 @@ struct ConnectionOptions: ParsableArguments {
   /// Where to connect: `--socket`, `$ARBOR_SOCKET`, or the only `*.sock` in the directory
   /// a daemon puts its socket in by default.
   func socketPath() throws(CommandFailure) -> String {
+    try Self.socketPath(given: socket)
+  }
+
+  /// The socket `given` (by `--socket`), else `$ARBOR_SOCKET`, else the default one.
+  static func socketPath(given socket: String?) throws(CommandFailure) -> String {
     if let socket { return socket }
     if let socket = ProcessInfo.processInfo.environment["ARBOR_SOCKET"], !socket.isEmpty { return socket }
     let uid = getuid()
@@ -46,14 +52,20 @@ struct ConnectionOptions: ParsableArguments {
   /// Connects, runs `body`, and turns every failure into the exit code it stands for.
   func withConnection<T: Sendable>(_ body: @escaping @Sendable (ArborConnection) async throws -> T) async throws -> T {
     let path = try socketPath()
+    return try await withTimeout(path: path) {
+      let connection = try await ArborConnection.connect(to: path)
+      defer { connection.close() }
+      return try await body(connection)
+    }
+  }
+
+  /// Runs `body` within `--timeout` seconds: past it, the failure is a timeout (exit 4);
+  /// the client's errors become the exit codes they stand for.
+  func withTimeout<T: Sendable>(path: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     let seconds = timeout
     do {
       return try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask {
-          let connection = try await ArborConnection.connect(to: path)
-          defer { connection.close() }
-          return try await body(connection)
-        }
+        group.addTask { try await body() }
         group.addTask {
           try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
           throw CommandFailure(.timeout, "no answer from \(path) within \(seconds) s (--timeout)")
@@ -67,4 +79,47 @@ struct ConnectionOptions: ParsableArguments {
       throw CommandFailure(error)
     }
   }
+
+  /// A client of the daemon's socket, for watches.
+  func client(reconnect: Bool) throws(CommandFailure) -> ArborClient {
+    ArborClient(socketPath: try socketPath(), reconnect: reconnect ? ReconnectPolicy(giveUpAfter: nil) : .never)
+  }
+
+  /// Runs a long `body` (a watch) whose first result must come within `--timeout`: `body`
+  /// calls `arrived()` when it has it, and from then on runs for as long as it likes.
+  func withFirstWithinTimeout(path: String, _ body: @escaping @Sendable (_ arrived: @escaping @Sendable () -> Void) async throws -> Void) async throws {
+    let seconds = timeout
+    let first = FirstArrival()
+    enum Finished { case body, timer }
+    do {
+      try await withThrowingTaskGroup(of: Finished.self) { group in
+        group.addTask {
+          try await body { first.arrive() }
+          return .body
+        }
+        group.addTask {
+          try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+          if !first.hasArrived { throw CommandFailure(.timeout, "no answer from \(path) within \(seconds) s (--timeout)") }
+          return .timer
+        }
+        while let finished = try await group.next() {
+          if finished == .body {
+            group.cancelAll()
+            return
+          }
+        }
+      }
+    } catch let failure as CommandFailure {
+      throw failure
+    } catch let error as ArborClientError {
+      throw CommandFailure(error)
+    }
+  }
+}
+
+/// Whether a watch's first result has come, told from its task to the timer's.
+final class FirstArrival: Sendable {
+  private let arrived = Mutex(false)
+  func arrive() { arrived.withLock { $0 = true } }
+  var hasArrived: Bool { arrived.withLock { $0 } }
 }

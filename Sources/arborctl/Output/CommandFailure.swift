@@ -34,7 +34,9 @@ struct CommandFailure: Error, CustomStringConvertible {
       } else {
         self.init(.cannotConnect, error.description)
       }
-    case .connectionClosed, .malformedReply:
+    case .connectionClosed:
+      self.init(.cannotConnect, "the daemon closed the connection")
+    case .malformedReply, .watchClosed, .patchFailed:
       self.init(.daemonError, error.description)
     }
   }

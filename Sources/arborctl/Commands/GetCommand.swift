@@ -5,7 +5,7 @@ import ArgumentParser
 struct GetCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(commandName: "get", abstract: "Show the state at a path (a JSON Pointer such as /counters/0).")
 
-  @Argument(help: "A JSON Pointer; the root when absent.")
+  @Argument(help: "A JSON Pointer; the root when absent.", completion: .custom(Completions.paths))
   var path: String = ""
 
   @OptionGroup var connection: ConnectionOptions

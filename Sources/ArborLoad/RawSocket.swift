@@ -4,18 +4,15 @@ import Foundation
   import Glibc
 #endif
 
-/// A failure of the load generator, with what went wrong.
-struct LoadError: Error, CustomStringConvertible {
-  let description: String
-  init(_ description: String) { self.description = description }
-}
-
 /// A Unix socket connection as a bare file descriptor, for a load generator that costs as
 /// little per request as redis-benchmark does: no tasks, no buffers but one.
 struct RawSocket {
   let fd: Int32
-  /// Bytes read and not yet taken as lines.
+  /// Bytes read and not yet taken as lines: those from `consumed` on.
   private var pending: [UInt8] = []
+  /// How many bytes at the start of `pending` were taken as lines already (removed at
+  /// once when no whole line is left, so that a pipeline's replies cost no shifting).
+  private var consumed = 0
   /// Where `read` puts what it reads: allocated once per connection.
   private var chunk = [UInt8](repeating: 0, count: 4096)
 
@@ -39,15 +36,21 @@ struct RawSocket {
     guard status == 0 else {
       let reason = String(cString: strerror(errno))
       Glibc.close(fd)
-      throw LoadError("cannot connect to \(path): \(reason)")
+      throw LoadError("cannot connect to \(path): \(reason)", kind: .cannotConnect)
     }
     self.fd = fd
   }
 
   /// Writes all of `bytes`, waiting for room when the socket is non-blocking and full.
   func send(_ bytes: [UInt8]) throws {
-    var offset = 0
-    while offset < bytes.count {
+    try send(bytes[...])
+  }
+
+  /// Writes all of `bytes` (several requests at once, for a pipeline), waiting for room
+  /// when the socket is non-blocking and full.
+  func send(_ bytes: ArraySlice<UInt8>) throws {
+    var offset = bytes.startIndex
+    while offset < bytes.endIndex {
       let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
       if written > 0 {
         offset += written
@@ -81,9 +84,15 @@ struct RawSocket {
 
   /// The next complete line read so far, without its newline.
   mutating func nextLine() -> ArraySlice<UInt8>? {
-    guard let newline = pending.firstIndex(of: 0x0A) else { return nil }
-    let line = pending[..<newline]
-    pending.removeSubrange(...newline)
+    guard let newline = pending[consumed...].firstIndex(of: 0x0A) else {
+      if consumed > 0 {
+        pending.removeSubrange(..<consumed)
+        consumed = 0
+      }
+      return nil
+    }
+    let line = pending[consumed..<newline]
+    consumed = newline + 1
     return line
   }
 
@@ -100,24 +109,4 @@ struct RawSocket {
   }
 
   func close() { _ = Glibc.close(fd) }
-}
-
-/// Now, in nanoseconds of the monotonic clock.
-func monotonicNanoseconds() -> UInt64 {
-  var time = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &time)
-  return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-}
-
-extension Collection<UInt8> {
-  /// Whether the bytes contain `needle` (short lines: a plain scan is enough).
-  func contains(bytes needle: [UInt8]) -> Bool {
-    guard let first = needle.first else { return true }
-    var index = startIndex
-    while index != endIndex {
-      if self[index] == first, self[index...].starts(with: needle) { return true }
-      formIndex(after: &index)
-    }
-    return false
-  }
 }

@@ -1,0 +1,50 @@
+import ArborJSON
+import ArborRPC
+
+/// A client of one daemon's socket: single calls on a connection of their own, and
+/// watches that keep a value current across daemon restarts.
+///
+/// ```swift
+/// let client = ArborClient(socketPath: "/run/arbor/counterfactd.sock")
+/// try await client.call("intent.call", ["intent": "addButtonTapped"])
+/// for try await update in client.watch("/counters/0/counter/count") {
+///   print(update.revision, update.value ?? "gone")
+/// }
+/// ```
+public struct ArborClient: Sendable {
+  /// The daemon's socket.
+  public var socketPath: String
+  /// What watches do when the connection is lost.
+  public var reconnect: ReconnectPolicy
+
+  public init(socketPath: String, reconnect: ReconnectPolicy = .default) {
+    self.socketPath = socketPath
+    self.reconnect = reconnect
+  }
+
+  /// A new connection, for several calls in a row or a batch.
+  public func connect() async throws(ArborClientError) -> ArborConnection {
+    try await ArborConnection.connect(to: socketPath)
+  }
+
+  /// Calls one method on a connection of its own and returns its result.
+  @discardableResult
+  public func call(_ method: String, _ params: JSONValue? = nil) async throws(ArborClientError) -> JSONValue {
+    let connection = try await connect()
+    defer { connection.close() }
+    return try await connection.call(method, params)
+  }
+
+  /// The value at `path` (a JSON Pointer, the root by default), first as it is now (or as
+  /// it was at `since`), then after every revision that changed it, each patch applied
+  /// in order. See ``StateWatch``.
+  public func watch(_ path: String = "", since: UInt64? = nil, onConnection: (@Sendable (WatchConnectionEvent) -> Void)? = nil) -> StateWatch {
+    StateWatch(client: self, path: path, since: since, onConnection: onConnection)
+  }
+
+  /// The Codable events sent by models at or under `path`, of the given types (all when
+  /// nil). See ``EventWatch``.
+  public func events(_ path: String = "", types: [String]? = nil, onConnection: (@Sendable (WatchConnectionEvent) -> Void)? = nil) -> EventWatch {
+    EventWatch(client: self, path: path, types: types, onConnection: onConnection)
+  }
+}

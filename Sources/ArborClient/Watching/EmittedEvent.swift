@@ -1,0 +1,41 @@
+import ArborJSON
+
+/// An event a model sent, as an event watch receives it (`events.emitted`).
+///
+/// ```swift
+/// for try await event in client.events(types: ["CounterRowModel.Event"]) {
+///   print(event.revision, event.sourcePath, event.event)   // 5 /counters/1 {"removeTapped":{}}
+/// }
+/// ```
+public struct EmittedEvent: Sendable, Hashable {
+  /// The tree's revision when the event was sent.
+  public var revision: UInt64
+  /// The event's type, such as `CounterRowModel.Event`.
+  public var type: String
+  /// The event as JSON (its Codable form).
+  public var event: JSONValue
+  /// The id of the model that sent it.
+  public var sourceID: String
+  /// The path of the model that sent it, when it was sent.
+  public var sourcePath: String
+  /// The type of the model that sent it.
+  public var sourceType: String
+
+  public init(revision: UInt64, type: String, event: JSONValue, sourceID: String, sourcePath: String, sourceType: String) {
+    self.revision = revision
+    self.type = type
+    self.event = event
+    self.sourceID = sourceID
+    self.sourcePath = sourcePath
+    self.sourceType = sourceType
+  }
+
+  /// Reads the params of an `events.emitted` notification; nil when they are not one.
+  public init?(params: JSONValue) {
+    guard let revision = params["revision"]?.intValue, let type = params["type"]?.stringValue, let event = params["event"] else { return nil }
+    let source = params["source"]
+    self.init(
+      revision: UInt64(revision), type: type, event: event, sourceID: source?["id"]?.stringValue ?? "",
+      sourcePath: source?["path"]?.stringValue ?? "", sourceType: source?["type"]?.stringValue ?? "")
+  }
+}

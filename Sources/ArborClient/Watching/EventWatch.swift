@@ -1,0 +1,58 @@
+import ArborJSON
+
+/// The events models send, as an `AsyncSequence` of ``EmittedEvent``s: those sent by a
+/// model at or under a path, of the given types.
+///
+/// Events are not journalled: when the connection is lost, the watch subscribes again per
+/// its ``ReconnectPolicy``, and events sent while it was away are not delivered (a
+/// ``WatchConnectionEvent/lost(_:)`` tells when that can have happened). The daemon closes
+/// an event watch that falls too far behind; the sequence then throws
+/// ``ArborClientError/watchClosed(subscription:reason:)``.
+///
+/// ```swift
+/// for try await event in client.events("/counters", types: ["CounterRowModel.Event"]) {
+///   print(event.sourcePath, event.event)
+/// }
+/// ```
+public struct EventWatch: AsyncSequence, Sendable {
+  public typealias Element = EmittedEvent
+
+  let client: ArborClient
+  let path: String
+  let types: [String]?
+  let onConnection: (@Sendable (WatchConnectionEvent) -> Void)?
+
+  public func makeAsyncIterator() -> AsyncThrowingStream<EmittedEvent, any Error>.Iterator {
+    let (stream, continuation) = AsyncThrowingStream.makeStream(of: EmittedEvent.self, bufferingPolicy: .unbounded)
+    let (client, onConnection) = (self.client, self.onConnection)
+    var params: [String: JSONValue] = ["path": .string(path)]
+    if let types { params["types"] = .array(types.map(JSONValue.string)) }
+    let request = JSONValue.object(params)
+    let task = Task {
+      do {
+        try await WatchLoop(client: client, onConnection: onConnection).run { connection throws(ArborClientError) in
+          let reply = try await connection.call("events.watch", request)
+          guard let subscription = reply["subscription"]?.intValue else { throw .malformedReply("events.watch replied without a subscription") }
+          let revision = try await connection.call("daemon.status")["revision"]?.intValue ?? 0
+          onConnection?(.subscribed(revision: UInt64(revision)))
+          for await notification in connection.notifications {
+            guard let params = notification.params, params["subscription"]?.intValue == subscription else { continue }
+            switch notification.method {
+            case "events.emitted":
+              guard let event = EmittedEvent(params: params) else { throw .malformedReply("events.emitted with params \(params.jsonString)") }
+              continuation.yield(event)
+            case "watch.closed":
+              throw .watchClosed(subscription: subscription, reason: params["reason"]?.stringValue ?? "no reason given")
+            default: continue
+            }
+          }
+        }
+        continuation.finish()
+      } catch {
+        continuation.finish(throwing: error)
+      }
+    }
+    continuation.onTermination = { _ in task.cancel() }
+    return stream.makeAsyncIterator()
+  }
+}

@@ -1,0 +1,75 @@
+import ArborClient
+import ArborJSON
+import ArgumentParser
+import Foundation
+
+/// `arborctl events [PATH] [--type T …] [--count N]`: prints the events models send.
+struct EventsCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "events", abstract: "Print the Codable events sent by models at or under a path.",
+    discussion: """
+      Piped, one JSON object per line: {"revision":R,"type":T,"source":{"id","path","type"},"event":E}. \
+      Events are not journalled: those sent while the daemon restarts are not seen.
+      """)
+
+  @Argument(help: "A JSON Pointer; the root (every model) when absent.", completion: .custom(Completions.paths))
+  var path: String = ""
+
+  @Option(name: .customLong("type"), help: "Only events of this type, such as CounterRowModel.Event (repeatable).")
+  var types: [String] = []
+
+  @Option(help: "Stop after this many events.")
+  var count: Int?
+
+  @Flag(help: "End when the connection is lost instead of waiting for the daemon to come back.")
+  var noReconnect = false
+
+  @OptionGroup var connection: ConnectionOptions
+
+  func validate() throws {
+    if let count, count < 1 { throw ValidationError("--count must be 1 or more") }
+  }
+
+  func run() async throws {
+    do {
+      let client = try connection.client(reconnect: !noReconnect)
+      let json = connection.printsJSON
+      let path = self.path
+      let (count, types) = (self.count, self.types)
+      try await connection.withFirstWithinTimeout(path: client.socketPath) { arrived in
+        let events = client.events(path, types: types.isEmpty ? nil : types) { event in
+          switch event {
+          case .subscribed:
+            arrived()
+            if !json { Self.note("watching events at \(path.isEmpty ? "/" : path) (Ctrl-C to stop)") }
+          case .lost(let error): Self.note("connection lost (\(error)); reconnecting…")
+          }
+        }
+        var printed = 0
+        for try await event in events {
+          Output.write((json ? Self.line(event).jsonString : Self.text(event)) + "\n")
+          printed += 1
+          if let count, printed >= count { return }
+        }
+      }
+    } catch let failure as CommandFailure {
+      throw Arborctl.fail(failure, json: connection.json)
+    }
+  }
+
+  static func line(_ event: EmittedEvent) -> JSONValue {
+    [
+      "revision": .int(Int64(event.revision)), "type": .string(event.type), "event": event.event,
+      "source": ["id": .string(event.sourceID), "path": .string(event.sourcePath), "type": .string(event.sourceType)],
+    ]
+  }
+
+  static func text(_ event: EmittedEvent) -> String {
+    "\(Style.revision("r\(event.revision)"))  \(Style.path(event.sourcePath.isEmpty ? "/" : event.sourcePath))  \(Style.name(event.type))  \(event.event.jsonString)"
+  }
+
+  static func note(_ text: String) {
+    var standardError = StandardError()
+    print(Style.dim("arborctl: \(text)"), to: &standardError)
+  }
+}
