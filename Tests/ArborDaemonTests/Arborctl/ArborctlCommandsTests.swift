@@ -241,4 +241,36 @@ import Testing
       }
     }
   }
+
+  @Test func aWatchToldNotToReconnectEndsWithThreeWhenTheDaemonStops() async throws {
+    try await withDaemon { daemon, execution in
+      _ = try await Self.arborctl(["call", "/", "addButtonTapped"], socket: daemon.socket)
+      async let watch = Self.arborctl(["watch", "--no-reconnect"], socket: daemon.socket)
+      try await Self.subscriptions(1, at: daemon)
+      try execution.send(signal: .terminate)
+      let outcome = try await watch
+      #expect(outcome.status == .exited(3), "\(outcome.error)")
+      #expect(outcome.error.contains("the daemon closed the connection"), "\(outcome.error)")
+      #expect(Self.lines(outcome).first?["revision"] == 1, "the value came before the stop")
+    }
+  }
+
+  @Test func theManualDescribesEveryCommand() async throws {
+    let directory = URL(fileURLWithPath: ArborctlTests.binary()).deletingLastPathComponent()
+    let generator = directory.appendingPathComponent("generate-manual").path
+    guard FileManager.default.isExecutableFile(atPath: generator) else {
+      Issue.record("swift-argument-parser's generate-manual is not built next to arborctl (\(generator))")
+      return
+    }
+    let manual = try await withDeadline("generate-manual") {
+      try await run(.path(.init(generator)), arguments: [ArborctlTests.binary(), "--output-directory", "-"], output: .string(limit: 1 << 20), error: .string(limit: 1 << 20))
+    }
+    let page = manual.standardOutput
+    #expect(manual.terminationStatus == .exited(0), "\(manual.standardError)")
+    #expect(page.contains(".Dt ARBORCTL 1"))
+    for command in ["status", "get", "call", "watch", "events", "history", "at", "snapshot", "save", "restore", "schema", "rpc", "bench"] {
+      #expect(page.contains(".It Em \(command)"), "the manual has \(command)")
+    }
+    #expect(page.contains("Exit codes: 0 ok, 1 the daemon answered with an error"))
+  }
 }
