@@ -34,6 +34,7 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
   ],
   targets: [
     // The compiler plugin behind @Model and @ModelContainer.
@@ -73,6 +74,8 @@ let package = Package(
       dependencies: [
         "Arbor",
         "ArborJSON",
+        .product(name: "CustomDump", package: "swift-custom-dump"),
+        .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),

@@ -24,9 +24,11 @@ extension AnyModelContext {
   /// Runs `onActivate()` and then each `withActivation` closure, in the order they were added.
   /// Called without the lock.
   final func activate(_ model: any Model) {
-    model.onActivate()
-    let activations = withLock { hooks?.activations ?? [] }
-    for activation in activations { activation(model) }
+    ActivationScope.$isActivating.withValue(true) {
+      model.onActivate()
+      let activations = withLock { hooks?.activations ?? [] }
+      for activation in activations { activation(model) }
+    }
   }
 
   /// Cancels the model's work: its tasks, then its `onCancel` closures, newest first.

@@ -34,8 +34,14 @@ extension ModelNode {
     // task inherits the task-local, so the tasks it starts are counted too.
     let work = IntentWork.current
     work?.started()
+    // Known to testers while it runs; a task started during activation lives with its model.
+    let registry = context.tree?.tasks
+    let registration = registry?.start(TaskRegistry.Entry(context: context, isActivationTask: ActivationScope.isActivating))
     let task = Task(priority: priority) {
-      defer { work?.ended() }
+      defer {
+        work?.ended()
+        if let registration { registry?.end(registration) }
+      }
       // Inside the task, the ids of `cancellationContext` scopes around its creation no longer
       // apply to new work (task-locals would carry them); nested work opts in with
       // `inheritCancellationContext()`.

@@ -27,6 +27,11 @@ final class AccessObserver: Sendable {
     registrationsLock.withLock { $0.append(Registration(context: context, property: property)) }
   }
 
+  /// The contexts and properties registered so far.
+  func registrations() -> [(AnyModelContext, Int)] {
+    registrationsLock.withLock { $0.map { ($0.context, $0.property) } }
+  }
+
   /// Drops every registration. Takes the contexts' locks, one at a time.
   func unregisterAll() {
     let registrations = registrationsLock.withLock {

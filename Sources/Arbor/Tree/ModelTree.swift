@@ -44,7 +44,11 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   @exclusivity(unchecked) private var delivering = false
   var isRecording: Bool { !subscribers.isEmpty || listenerCount > 0 }
   @exclusivity(unchecked) private var eventSubscribers: [Int: Subscription<EmittedEvent>] = [:]
-  var hasEventSubscribers: Bool { !eventSubscribers.isEmpty }
+  var hasEventSubscribers: Bool { !eventSubscribers.isEmpty || !eventTaps.isEmpty }
+  /// Synchronous event listeners (testers).
+  let eventTaps = EventTaps()
+  /// The models' running tasks (testers).
+  let tasks = TaskRegistry()
 
   init(revision: UInt64 = 0, dependencies: DependencyValues) {
     self.revision = revision
@@ -186,6 +190,7 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
 
   /// Hands an event to the event subscribers.
   func publish(_ event: EmittedEvent) {
+    eventTaps.publish(event)
     let subscriptions = lock.withLock { Array(eventSubscribers) }
     let ended = subscriptions.filter { !$0.value.yield(event) }.map(\.key)
     guard !ended.isEmpty else { return }
