@@ -10,6 +10,7 @@ let package = Package(
     .library(name: "ArborJSON", targets: ["ArborJSON"]),
     .library(name: "ArborRPC", targets: ["ArborRPC"]),
     .library(name: "ArborTesting", targets: ["ArborTesting"]),
+    .library(name: "ArborDaemonTesting", targets: ["ArborDaemonTesting"]),
     .library(name: "ArborDaemon", targets: ["ArborDaemon"]),
     .library(name: "ArborClient", targets: ["ArborClient"]),
     .library(name: "ArborStore", targets: ["ArborStore"]),
@@ -97,6 +98,15 @@ let package = Package(
         .product(name: "Dependencies", package: "swift-dependencies"),
       ]
     ),
+    // A model's tests run again through a daemon's socket: the daemon hosted in-process,
+    // intents called and state watched with ArborClient, asserted as ArborTesting does.
+    .target(
+      name: "ArborDaemonTesting",
+      dependencies: [
+        "Arbor", "ArborClient", "ArborDaemon", "ArborJSON", "ArborTesting",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+      ]
+    ),
     // An async client of the daemon's socket, shared by arborctl, tests and benchmarks.
     .target(
       name: "ArborClient",
@@ -161,6 +171,8 @@ let package = Package(
       name: "CounterFactTests",
       dependencies: [
         "CounterFact",
+        "ArborDaemonTesting",
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         "Arbor",
         "ArborJSON",
         "ArborTesting",

@@ -47,6 +47,20 @@ public struct ArborDaemon<Root: Model>: Sendable {
 
   /// Runs the daemon until SIGTERM or SIGINT.
   public func run() async throws {
+    try await run(until: nil, handlingSignals: true) { (_: ModelAnchor<Root>) in }
+  }
+
+  /// Runs the daemon until `stop` is triggered, or SIGTERM or SIGINT when
+  /// `handlingSignals`; `started` gets the tree's anchor once the daemon listens.
+  /// Tests host a daemon in their own process this way (`ArborDaemonTesting`).
+  ///
+  /// ```swift
+  /// let stop = DaemonStop()
+  /// async let done: Void = daemon.run(until: stop, handlingSignals: false) { anchor in print(anchor.model.counters) }
+  /// await stop.trigger()
+  /// try await done
+  /// ```
+  public func run(until stop: DaemonStop?, handlingSignals: Bool, started: @escaping @Sendable (ModelAnchor<Root>) -> Void) async throws {
     // To journald with structured fields when standard error is the journal (under
     // systemd), plain lines on standard error otherwise.
     // The level is shared by every copy of the logger, so that a reload changes it.
@@ -120,10 +134,12 @@ public struct ArborDaemon<Root: Model>: Sendable {
     let service = DaemonService(
       name: name, host: host, options: options, commandLine: self.options, logLevel: level, paths: paths, store: store,
       journalledThrough: max(base ?? 0, (try? store.journalRange()?.upperBound) ?? 0), base: base,
-      restoredState: base != nil && base == recovery.record?.revision ? recovery.record?.state : nil, logger: logger)
+      restoredState: base != nil && base == recovery.record?.revision ? recovery.record?.state : nil, logger: logger,
+      listening: { started(anchor) })
     let group = ServiceGroup(
       configuration: ServiceGroupConfiguration(
-        services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        services: [.init(service: service)], gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [], logger: logger))
+    await stop?.attach(group)
     try await group.run()
   }
 }

@@ -38,6 +38,8 @@ struct DaemonService: Service, CustomStringConvertible {
   /// The state the tree was restored from, when the store held it as it is.
   let restoredState: JSONValue?
   let logger: Logger
+  /// Called once the socket listens (in-process hosts wait for it).
+  var listening: @Sendable () -> Void = {}
 
   func run() async throws {
     let stats = DaemonStats()
@@ -111,6 +113,7 @@ struct DaemonService: Service, CustomStringConvertible {
     }
     // Restored, journalling and listening: ready.
     notifier.ready(status: Self.statusLine(host: host, stats: stats))
+    listening()
     let watchdog = notifier.watchdogInterval.map { Watchdog(interval: $0, host: host, notifier: notifier, logger: logger) }
     defer { watchdog?.stop() }
     let commandLine = self.commandLine

@@ -1,4 +1,5 @@
 import Arbor
+import ArborJSON
 import Synchronization
 
 /// What one evaluation of an `assert` block matched: the events of `didSend` and the probe
@@ -23,7 +24,7 @@ final class AssertionScope: Sendable {
   init(tester: any EventLedger) { self.tester = tester }
 
   /// Claims the first event not yet claimed that `matches`; false when there is none.
-  func claimEvent(_ matches: (EmittedEvent) -> Bool) -> Bool {
+  func claimEvent(_ matches: (TestedEvent) -> Bool) -> Bool {
     let claimed = state.withLock { $0.events }
     guard let id = tester.firstPendingEvent(excluding: claimed, where: matches) else { return false }
     state.withLock { _ = $0.events.insert(id) }
@@ -43,7 +44,21 @@ final class AssertionScope: Sendable {
 }
 
 /// The events a tester has seen and not yet matched.
-protocol EventLedger: Sendable {
+package protocol EventLedger: Sendable {
   /// The id of the first pending event, not in `excluded`, that `matches`.
-  func firstPendingEvent(excluding excluded: Set<Int>, where matches: (EmittedEvent) -> Bool) -> Int?
+  func firstPendingEvent(excluding excluded: Set<Int>, where matches: (TestedEvent) -> Bool) -> Int?
+}
+
+/// An event as a tester saw it: in process (the event itself), or through a daemon's
+/// socket (its JSON).
+package struct TestedEvent: Sendable {
+  package let sourceID: ModelID
+  package let value: (any Sendable)?
+  package let json: JSONValue?
+
+  package init(sourceID: ModelID, value: (any Sendable)?, json: JSONValue?) {
+    self.sourceID = sourceID
+    self.value = value
+    self.json = json
+  }
 }

@@ -1,4 +1,5 @@
 import Arbor
+import ArborJSON
 import IssueReporting
 
 extension Model where Event: Equatable {
@@ -18,8 +19,12 @@ extension Model where Event: Equatable {
       return AssertionPredicate(passed: false, failure: "didSend(_:) outside tester.assert")
     }
     let source = _$modelContext.id
-    let matched = scope.claimEvent { emitted in
-      emitted.source == source && (emitted.event as? Event) == event
+    // Through a daemon's socket an event is its JSON: compare the expected one's.
+    let expectedJSON = (event as? any Encodable).flatMap { try? JSONValueEncoder().encode($0) }
+    let matched = scope.claimEvent { tested in
+      guard tested.sourceID == source else { return false }
+      if let value = tested.value as? Event { return value == event }
+      return tested.json != nil && tested.json == expectedJSON
     }
     return AssertionPredicate(passed: matched, failure: "\(Self.self) did not send \(String(describing: event))")
   }

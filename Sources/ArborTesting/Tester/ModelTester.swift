@@ -52,18 +52,11 @@ public final class ModelTester<Root: Model>: Sendable {
 
   private let anchor: ModelAnchor<Root>
   private let state: Ledger
-  private let location: SourceLocation
+  private let location: TesterLocation
   private let listener = Mutex<ChangeSetListener?>(nil)
   private let eventTap = Mutex<EventTap?>(nil)
 
-  struct SourceLocation: Sendable {
-    let fileID: StaticString
-    let filePath: StaticString
-    let line: UInt
-    let column: UInt
-  }
-
-  init(anchor: ModelAnchor<Root>, exhaustivity: Exhaustivity, location: SourceLocation) {
+  init(anchor: ModelAnchor<Root>, exhaustivity: Exhaustivity, location: TesterLocation) {
     self.anchor = anchor
     self.state = Ledger(State(exhaustivity: exhaustivity))
     self.location = location
@@ -125,27 +118,7 @@ public final class ModelTester<Root: Model>: Sendable {
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
     @AssertionBuilder _ predicates: () -> [AssertionPredicate]
   ) async {
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: timeout)
-    while true {
-      let scope = AssertionScope(tester: self)
-      let (results, reads) = AssertionScope.$current.withValue(scope) { ReadRecording.recording(predicates) }
-      if results.allSatisfy(\.passed) {
-        consume(reads: reads, scope: scope)
-        return
-      }
-      if clock.now >= deadline || Task.isCancelled {
-        let failures = results.enumerated().filter { !$0.element.passed }
-        let text = failures.map { index, result in
-          "  #\(index + 1) of \(results.count): \(result.failure)"
-        }.joined(separator: "\n")
-        let readText = reads.isEmpty ? "" : "\n  it read:\n" + describe(reads).map { "    " + $0 }.joined(separator: "\n")
-        reportIssue(
-          "assert: not every predicate held within \(timeout):\n\(text)\(readText)", fileID: fileID, filePath: filePath, line: line, column: column)
-        return
-      }
-      try? await Task.sleep(for: .milliseconds(2))
-    }
+    await AssertionLoop.assert(self, timeout: timeout, location: .init(fileID: fileID, filePath: filePath, line: line, column: column), predicates)
   }
 
   /// Waits until `value` is not nil and returns it; past `timeout`, reports a failure at
@@ -159,25 +132,11 @@ public final class ModelTester<Root: Model>: Sendable {
     _ value: @autoclosure () -> Value?, timeout: Duration = ModelTesterDefaults.timeout,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) async throws -> Value {
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: timeout)
-    while true {
-      let (result, reads) = ReadRecording.recording(value)
-      if let result {
-        // Reading it is asserting it: the changes that made it appear are consumed.
-        consume(reads: reads, scope: nil)
-        return result
-      }
-      if clock.now >= deadline || Task.isCancelled {
-        reportIssue("unwrap: the value stayed nil for \(timeout)", fileID: fileID, filePath: filePath, line: line, column: column)
-        throw UnwrapTimedOut(timeout: timeout)
-      }
-      try? await Task.sleep(for: .milliseconds(2))
-    }
+    try await AssertionLoop.unwrap(self, timeout: timeout, location: .init(fileID: fileID, filePath: filePath, line: line, column: column), value)
   }
 
   /// `TesterCounter.count = 1 (at /count)`, for each read, from the tree's state now.
-  private func describe(_ reads: Set<RecordedRead>) -> [String] {
+  package func describe(_ reads: Set<RecordedRead>) -> [String] {
     let state = (try? anchor.snapshotRecord())?.state
     return reads.map { read in
       let place = state?.pointer(toObjectWithID: read.modelID.description)
@@ -188,13 +147,11 @@ public final class ModelTester<Root: Model>: Sendable {
     }.sorted()
   }
 
-  private func consume(reads: Set<RecordedRead>, scope: AssertionScope?) {
-    let claimed = scope?.claimedEvents ?? []
+  package func consume(reads: Set<RecordedRead>, events: Set<Int>) {
     state.withLock { state in
       state.changes.removeAll { reads.contains($0.read) }
-      state.events.removeAll { claimed.contains($0.id) }
+      state.events.removeAll { events.contains($0.id) }
     }
-    for call in scope?.claimedProbeCalls ?? [] { call.probe.consume(call.index) }
   }
 
   deinit {
@@ -216,7 +173,8 @@ public final class ModelTester<Root: Model>: Sendable {
           .joined(separator: "\n"))
     }
     if required.contains(.tasks) {
-      let running = waitForTasks()
+      let anchor = self.anchor
+      let running = AssertionLoop.tasksStillRunning { anchor.runningTasks.filter { !$0.isActivationTask }.map(\.description) }
       if !running.isEmpty {
         sections.append("Tasks still running:\n" + running.map { "  a task of \($0)" }.joined(separator: "\n"))
       }
@@ -230,30 +188,17 @@ public final class ModelTester<Root: Model>: Sendable {
     if state.showSkippedAssertions {
       print("Skipped assertions of \(Root.self) (showSkippedAssertions):\n\(message)")
     } else {
-      reportIssue(
-        "Exhaustive test of \(Root.self) left these unasserted:\n\n\(message)", fileID: location.fileID, filePath: location.filePath,
-        line: location.line, column: location.column)
-    }
-  }
-
-  /// The tasks still running outside activation, after a grace of up to half a second for
-  /// tasks that are finishing (a task whose last write an `assert` saw may not have
-  /// returned yet). Waits on the test's own thread, briefly, only when tasks run.
-  private func waitForTasks() -> [String] {
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: .milliseconds(500))
-    while true {
-      let running = anchor.runningTasks.filter { !$0.isActivationTask }
-      if running.isEmpty || clock.now >= deadline { return running.map(\.description) }
-      usleep(2_000)
+      location.report("Exhaustive test of \(Root.self) left these unasserted:\n\n\(message)")
     }
   }
 }
 
-extension ModelTester: EventLedger {
-  func firstPendingEvent(excluding excluded: Set<Int>, where matches: (EmittedEvent) -> Bool) -> Int? {
+extension ModelTester: AssertionLedger {
+  package func firstPendingEvent(excluding excluded: Set<Int>, where matches: (TestedEvent) -> Bool) -> Int? {
     let events = state.withLock { $0.events }
-    return events.first { !excluded.contains($0.id) && matches($0.event) }?.id
+    return events.first { pending in
+      !excluded.contains(pending.id) && matches(TestedEvent(sourceID: pending.event.source, value: pending.event.event, json: nil))
+    }?.id
   }
 }
 

@@ -93,7 +93,7 @@ public final class TestProbe: Sendable {
   }
 
   /// The calls no assertion consumed, as text.
-  var unconsumedCalls: [String] {
+  package var unconsumedCalls: [String] {
     calls.withLock { calls in
       calls.filter { !$0.consumed }.map { $0.arguments.map { String(reflecting: $0) }.joined(separator: ", ") }
     }
