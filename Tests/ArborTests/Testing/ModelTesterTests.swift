@@ -154,8 +154,11 @@ import Testing
     let ended = await reported {
       let done = Gate()
       done.open()
-      let (model, tester) = TesterCounter(gate: done).andTester(exhaustivity: .tasks)
+      let onFact = TestProbe("onFact")
+      let (model, tester) = TesterCounter(onFact: onFact.call, gate: done).andTester(exhaustivity: .tasks)
       model.fetchFact()
+      // The task's last step is the call: once it is seen, only the task's return is left.
+      await tester.assert { onFact.callCount == 1 }
       _ = tester
     }
     #expect(ended.messages.isEmpty, "a task that ends in time is no leftover: \(ended.messages)")
