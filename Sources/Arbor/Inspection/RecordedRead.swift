@@ -24,7 +24,8 @@ package enum ReadRecording {
     let observer = AccessObserver()
     defer { observer.unregisterAll() }
     let result = try AccessTracking.recording(observer, body)
-    let reads = observer.registrations().map { context, property in
+    // Negative properties are memoized values (`node.memoize`), not state.
+    let reads = observer.registrations().filter { $0.1 >= 0 }.map { context, property in
       RecordedRead(modelID: context.id, modelType: context.typeName, property: context.propertyName(property))
     }
     return (result, Set(reads))

@@ -11,6 +11,9 @@ final class ContextHooks {
   @exclusivity(unchecked) var eventListeners: [EventListener] = []
   @exclusivity(unchecked) var dependencyOverride: DependencyOverride?
   @exclusivity(unchecked) var resolvedDependencies: DependencyValues?
+  /// `node.memoize` entries by key, each with a negative pseudo-property of its own.
+  @exclusivity(unchecked) var memos: [AnyHashable: MemoEntry] = [:]
+  @exclusivity(unchecked) var nextMemoSlot = -1
 }
 
 extension AnyModelContext {
@@ -41,5 +44,12 @@ extension AnyModelContext {
       return all
     }
     for cancellation in cancellations.reversed() { cancellation() }
+    // Memoized values let go of their dependencies (which hold this context in turn).
+    let memos: [MemoEntry] = withLock {
+      let all = hooks.map { Array($0.memos.values) } ?? []
+      hooks?.memos = [:]
+      return all
+    }
+    for memo in memos { memo.release() }
   }
 }

@@ -21,6 +21,13 @@ final class AccessObserver: Sendable {
 
   private let state = LockedState(State())
   private let registrationsLock = LockedState<[Registration]>([])
+  /// Called after each change is noted (memoized values invalidate through it). Never
+  /// called with a tree lock held.
+  private let onChange: (@Sendable () -> Void)?
+
+  init(onChange: (@Sendable () -> Void)? = nil) {
+    self.onChange = onChange
+  }
 
   /// Called by a context (its lock held) when a read registered this observer.
   func didRegister(on context: AnyModelContext, property: Int) {
@@ -60,6 +67,7 @@ final class AccessObserver: Sendable {
       return waiter
     }
     waiter?.resume()
+    onChange?()
   }
 
   /// Suspends until a dependency changes; returns false if the task was cancelled.
