@@ -9,7 +9,7 @@ import SwiftSyntaxMacros
 /// context (a member the macro appends last) exists. An initializer written in the body runs
 /// the context's default value first, so the macro writes one with the same parameters
 /// Swift would synthesize: every stored property without a fixed value, in declaration
-/// order, with default values where the declaration has one.
+/// order, with default values where the declaration has one (`nil` for a `var` of type `T?`).
 extension ModelMacro {
   static func memberwiseInitializer(for declaration: StructDeclSyntax, context: some MacroExpansionContext) -> DeclSyntax? {
     let declaresInitializer = declaration.memberBlock.members.contains { $0.decl.is(InitializerDeclSyntax.self) }
@@ -25,7 +25,7 @@ extension ModelMacro {
         guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.trimmed else { continue }
         let initializer = binding.initializer?.value.trimmed
         if !variable.isVar && initializer != nil { continue }  // a `let` with a value is fixed
-        let annotated = binding.typeAnnotation.map { escapingIfFunction($0.type.trimmed) }
+        let annotated = binding.typeAnnotation.map { ClosureType.parameterType($0.type.trimmed) }
         guard let type = annotated ?? initializer.flatMap(inferredType) else {
           context.diagnose(
             Diagnostic(
@@ -36,7 +36,13 @@ extension ModelMacro {
           return nil
         }
         var parameter = "\(name.text): \(type)"
-        if let initializer { parameter += " = \(initializer.description)" }
+        if let initializer {
+          parameter += " = \(initializer.description)"
+        } else if variable.isVar, let written = binding.typeAnnotation?.type,
+          written.is(OptionalTypeSyntax.self) || written.is(ImplicitlyUnwrappedOptionalTypeSyntax.self)
+        {
+          parameter += " = nil"  // as Swift does for a `var` of type `T?` without a value
+        }
         parameters.append(parameter)
         assignments.append("self.\(name.text) = \(name.text)")
       }
@@ -73,13 +79,5 @@ extension ModelMacro {
       }
     }
     return nil
-  }
-
-  private static func escapingIfFunction(_ type: TypeSyntax) -> String {
-    if type.is(FunctionTypeSyntax.self) { return "@escaping \(type.trimmedDescription)" }
-    if let attributed = type.as(AttributedTypeSyntax.self), attributed.baseType.is(FunctionTypeSyntax.self) {
-      return "@escaping \(attributed.trimmedDescription)"
-    }
-    return type.trimmedDescription
   }
 }

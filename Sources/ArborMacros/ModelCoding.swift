@@ -4,17 +4,24 @@ import SwiftSyntaxBuilder
 import SwiftSyntaxMacros
 
 /// The `Codable` members of a model: its state is every tracked property and every `let`
-/// without a fixed value, by name, plus the model's `id`.
+/// without a fixed value, by name, plus the model's `id`. A closure `let` and a
+/// `@ModelIgnored let` are not state (see `NotStateProperties.swift`).
 ///
 /// Which properties can be encoded is known only to the type checker, so the generated code
 /// calls overloads in `Arbor._StateEncodingContainer` / `_StateDecodingContainer`: a
 /// `Codable` value is encoded; a value that is not is skipped when it has a default (and
 /// gets that default on decode), and is a compile-time error when it has none.
+///
+/// A model with a `let` that is not state, has no value and is not optional cannot be
+/// restored: its `init(from:)` refuses, and it lists those `let`s in
+/// `_$unrestorableProperties`, which snapshots and restores check for the whole tree.
 extension ModelMacro {
   static func codingMembers(for declaration: StructDeclSyntax, access: String, context: some MacroExpansionContext) -> [DeclSyntax] {
     let properties = declaration.trackedProperties
     let lets = declaration.stateLets
     let declaresID = declaration.declaresMember(named: "id")
+    let notStateLets = declaration.notStateLets
+    let unrestorable = declaration.unrestorableProperties
     diagnoseIgnoredWithoutDefault(in: declaration, context: context)
 
     var encodeLines: [String] = []
@@ -55,6 +62,8 @@ extension ModelMacro {
       + required.map { "\($0.name): \(typeName(of: $0))" }
     var restoreLines = ["self._$modelContext = context"]
     restoreLines += lets.map { "self.\($0.name) = \($0.name)" }
+    // A closure or ignored `let` is not state: a restored model has none (nil).
+    restoreLines += notStateLets.map { "self.\($0.name) = nil" }
     // Definite initialization asks for every tracked property without a default; its init
     // accessor writes the same value into the context just installed.
     restoreLines += required.map { "self.\($0.name) = \($0.name)" }
@@ -68,7 +77,7 @@ extension ModelMacro {
       schemaLines.append("schema.add(\(stateLet.name.literal), \(stateLet.type).self, in: &definitions)")
     }
 
-    return [
+    var members: [DeclSyntax] = [
       """
       \(raw: access)static func _$stateSchema(in definitions: inout Arbor._JSONSchemaDefinitions) -> Arbor._JSONSchema {
         var schema = Arbor._StateSchema()
@@ -82,39 +91,44 @@ extension ModelMacro {
         \(raw: encodeLines.joined(separator: "\n"))
       }
       """,
-      """
-      \(raw: access)init(from decoder: any Decoder) throws {
-        let container = try Arbor._StateDecodingContainer(decoder)
-        \(raw: decodeLines.joined(separator: "\n"))
-      }
-      """,
-      """
-      private init(\(raw: restoreParameters.joined(separator: ", "))) {
-        \(raw: restoreLines.joined(separator: "\n"))
-      }
-      """,
     ]
+    if unrestorable.isEmpty {
+      members.append(
+        """
+        \(raw: access)init(from decoder: any Decoder) throws {
+          let container = try Arbor._StateDecodingContainer(decoder)
+          \(raw: decodeLines.joined(separator: "\n"))
+        }
+        """)
+      members.append(
+        """
+        private init(\(raw: restoreParameters.joined(separator: ", "))) {
+          \(raw: restoreLines.joined(separator: "\n"))
+        }
+        """)
+    } else {
+      // Nothing to decode the state into: a restore has no value for these `let`s.
+      let entries = unrestorable.map { "(\($0.name.literal), \($0.declaration.literal))" }
+      members.append(
+        """
+        \(raw: access)static var _$unrestorableProperties: [(name: String, declaration: String)] {
+          [\(raw: entries.joined(separator: ", "))]
+        }
+        """)
+      members.append(
+        """
+        \(raw: access)init(from decoder: any Decoder) throws {
+          self = try Arbor._refuseRestoring(Self.self, from: decoder)
+        }
+        """)
+    }
+    return members
   }
 
   /// The declared type of a tracked property without a default (annotated: the memberwise
   /// initializer already requires that), or the type read off its state field.
   private static func typeName(of property: TrackedProperty) -> String {
     property.type?.trimmedDescription ?? "_"
-  }
-
-  /// An ignored `var` is not state: a restored model needs a value for it without one.
-  private static func diagnoseIgnoredWithoutDefault(in declaration: StructDeclSyntax, context: some MacroExpansionContext) {
-    for member in declaration.memberBlock.members {
-      guard let variable = member.decl.as(VariableDeclSyntax.self), variable.isVar, !variable.isStatic,
-        !variable.isComputed, variable.hasAttribute(named: "ModelIgnored")
-      else { continue }
-      for binding in variable.bindings where binding.initializer == nil {
-        let optional = binding.typeAnnotation.map { $0.type.is(OptionalTypeSyntax.self) || $0.type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) } ?? false
-        if !optional {
-          context.diagnose(Diagnostic(node: binding, message: ModelDiagnostic.ignoredWithoutDefault))
-        }
-      }
-    }
   }
 }
 
@@ -125,16 +139,19 @@ struct StateLet {
 }
 
 extension StructDeclSyntax {
-  /// The `let`s without an initial value, in declaration order.
+  /// The `let`s without an initial value that are state (not a closure, not
+  /// `@ModelIgnored`), in declaration order.
   var stateLets: [StateLet] {
     memberBlock.members.flatMap { member -> [StateLet] in
-      guard let variable = member.decl.as(VariableDeclSyntax.self), !variable.isVar, !variable.isStatic else { return [] }
+      guard let variable = member.decl.as(VariableDeclSyntax.self), !variable.isVar, !variable.isStatic,
+        !variable.hasAttribute(named: "ModelIgnored")
+      else { return [] }
       return variable.bindings.compactMap { binding in
         guard binding.initializer == nil,
           let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
-          let type = binding.typeAnnotation?.type.trimmedDescription
+          let type = binding.typeAnnotation?.type, ClosureType(type) == nil
         else { return nil }
-        return StateLet(name: name, type: type)
+        return StateLet(name: name, type: type.trimmedDescription)
       }
     }
   }

@@ -31,6 +31,11 @@ enum ModelDiagnostic: String, DiagnosticMessage {
   }
 }
 
+struct CustomFixIt: FixItMessage {
+  let message: String
+  var fixItID: MessageID { MessageID(domain: "Arbor", id: "fix") }
+}
+
 struct CustomDiagnostic: DiagnosticMessage {
   let message: String
   var severity: DiagnosticSeverity { .error }

@@ -18,6 +18,7 @@ extension ModelMacro: MemberMacro {
       return []
     }
     diagnoseUnsupportedProperties(in: structDecl, context: context)
+    diagnoseClosuresThatAreNotSendable(in: structDecl, context: context)
     let properties = structDecl.trackedProperties
 
     let access = structDecl.accessPrefix

@@ -213,9 +213,102 @@ struct ModelIntentTableTests {
         @ModelIgnored var connection: Connection
                           ┬─────────────────────
                           ╰─ 🛑 an @ModelIgnored property is not part of the model's state, so a restored model needs a default value for it: add one (or make it optional)
+                             ✏️ make it optional: a restored model gets nil
         @ModelIgnored var log: Log?
       }
       """
+    } fixes: {
+      """
+      @Model struct Device {
+        @ModelIgnored var connection: Connection?
+        @ModelIgnored var log: Log?
+      }
+      """
+    } expansion: {
+      #"""
+      struct Device {
+        @ModelIgnored var connection: Connection?
+        @ModelIgnored var log: Log?
+
+        var _$modelContext = Arbor.ModelContext<Self>()
+
+        func _$withContext(_ context: Arbor.ModelContext<Self>) -> Self {
+          var copy = self
+          copy._$modelContext = context
+          return copy
+        }
+
+        init(connection: Connection? = nil, log: Log? = nil) {
+          self.connection = connection
+          self.log = log
+        }
+
+        struct _$State: Sendable {
+
+          init() {
+          }
+        }
+
+        static func _$emptyState() -> _$State {
+          _$State()
+        }
+
+        static var _$typeName: String {
+          "Device"
+        }
+
+        static var _$propertyCount: Int {
+          0
+        }
+
+        static func _$propertyName(_ index: Int) -> String {
+          switch index {
+
+          default:
+            return "#\(index)"
+          }
+        }
+
+        static func _$visit(_ state: _$State, property: Int, into visitor: inout Arbor.ModelVisitor) {
+          switch property {
+
+          default:
+            break
+          }
+        }
+
+        static func _$propertyIndex(of keyPath: PartialKeyPath<Self>) -> Int? {
+
+          return nil
+        }
+
+        var id: Arbor.ModelID {
+          _$modelContext.id
+        }
+
+        static func _$stateSchema(in definitions: inout Arbor._JSONSchemaDefinitions) -> Arbor._JSONSchema {
+          var schema = Arbor._StateSchema()
+          schema.addID()
+          return schema.build()
+        }
+
+        func encode(to encoder: any Encoder) throws {
+          var container = Arbor._StateEncodingContainer(encoder)
+          try container.encodeID(_$modelContext.id)
+        }
+
+        init(from decoder: any Decoder) throws {
+          let container = try Arbor._StateDecodingContainer(decoder)
+          let state = _$State()
+          let context = try container.context(Self.self, state: state, decodesID: true)
+          self.init(_$restoring: context)
+        }
+
+        private init(_$restoring context: Arbor.ModelContext<Self>) {
+          self._$modelContext = context
+        }
+      }
+      """#
     }
   }
 }

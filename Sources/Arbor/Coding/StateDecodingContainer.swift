@@ -21,7 +21,7 @@ public struct _StateDecodingContainer {
   /// A `let` that is not `Codable` and has no value of its own cannot be restored.
   @available(
     *, unavailable,
-    message: "a model's state must be Codable: this 'let' is not, and has no default value to restore; make its type Codable, or give it a value"
+    message: "a model's state must be Codable: this 'let' is not, and has no default value to restore; make its type Codable, give it a value, or mark it @ModelIgnored to keep it out of the state (its model then cannot be restored)"
   )
   public func decode<T>(_ type: T.Type, forKey key: String) throws -> T { fatalError() }
 

@@ -12,7 +12,7 @@ import ArborJSON
 ///
 /// `let` properties stay plain stored properties of the struct. A model value is one
 /// reference plus its `let`s. The type must be a struct; its state must be `Sendable`.
-@attached(member, names: named(_$modelContext), named(_$State), named(_$typeName), named(_$propertyCount), named(_$propertyName), named(_$visit), named(_$propertyIndex), named(_$withContext), named(_$emptyState), named(id), named(init), named(encode), named(_$stateSchema), named(_$intents), named(_$intentTable), named(_$eventSchema))
+@attached(member, names: named(_$modelContext), named(_$State), named(_$typeName), named(_$propertyCount), named(_$propertyName), named(_$visit), named(_$propertyIndex), named(_$withContext), named(_$emptyState), named(id), named(init), named(encode), named(_$stateSchema), named(_$intents), named(_$intentTable), named(_$eventSchema), named(_$unrestorableProperties))
 @attached(memberAttribute)
 @attached(extension, conformances: Model)
 public macro Model() = #externalMacro(module: "ArborMacros", type: "ModelMacro")

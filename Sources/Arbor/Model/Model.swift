@@ -54,6 +54,11 @@ public protocol Model: ModelContainer, Identifiable, Sendable, Codable, JSONSche
   /// The index of the tracked property a key path names. Generated.
   static func _$propertyIndex(of keyPath: PartialKeyPath<Self>) -> Int?
 
+  /// The `let`s that are not state and that a restore could not give a value (a closure, or
+  /// a `@ModelIgnored let`, set by the initializer and not optional), each with its
+  /// declaration. Generated when the model has any; see ``unrestorableProperties``.
+  static var _$unrestorableProperties: [(name: String, declaration: String)] { get }
+
   /// Called when the model joins an anchored tree, after its parent and before its
   /// children. Start the model's work here.
   ///
@@ -73,6 +78,8 @@ extension Model {
   public func onActivate() {}
 
   public static var _$intents: [_IntentDescriptor<Self>] { [] }
+
+  public static var _$unrestorableProperties: [(name: String, declaration: String)] { [] }
 
   public static func _$eventSchema(in definitions: inout _JSONSchemaDefinitions) -> _JSONSchema? { nil }
 

@@ -8,7 +8,8 @@ extension Model {
   ///
   /// A record of another root type, of another format, or written by a model with another
   /// state shape (unless ``migrate(_:)`` upgrades it) is refused with a ``SnapshotError``
-  /// that says which and why; so is a record with a missing or mistyped value.
+  /// that says which and why; so is a record with a missing or mistyped value, and any
+  /// record when a tree of this type could not be restored (``isRestorable`` is false).
   ///
   /// ```swift
   /// let (model, anchor) = try AppModel.andAnchor(restoring: data)
@@ -16,6 +17,7 @@ extension Model {
   public static func andAnchor(
     restoring data: Data, _ dependencies: (inout DependencyValues) -> Void = { _ in }
   ) throws -> (Self, ModelAnchor<Self>) {
+    try refuseUnlessRestorable()
     let (root, revision) = try decodeSnapshot(data)
     return anchorRestored(root, revision: revision, dependencies)
   }
@@ -40,6 +42,7 @@ extension Model {
   public static func andAnchor(
     restoring record: SnapshotRecord, revision: UInt64, _ dependencies: (inout DependencyValues) -> Void = { _ in }
   ) throws -> (Self, ModelAnchor<Self>) {
+    try refuseUnlessRestorable()
     let header = SnapshotHeader(format: record.format, root: record.root, schema: record.schema, revision: record.revision, createdAt: record.createdAt)
     guard record.format == SnapshotRecord.currentFormat else {
       throw SnapshotError.unsupportedFormat(found: record.format, supported: SnapshotRecord.currentFormat)

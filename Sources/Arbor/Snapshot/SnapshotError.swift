@@ -21,6 +21,9 @@ public enum SnapshotError: Error, Sendable, Hashable, CustomStringConvertible {
   case migrationFailed(root: String, reason: String)
   /// The tree's state could not be encoded (e.g. a Double that is not finite).
   case unencodable(reason: String)
+  /// A tree rooted at `root` can hold a model with a property that a snapshot leaves out and
+  /// a restore could not give a value (a closure `let`): such a tree works in process only.
+  case notRestorable(root: String, property: UnrestorableProperty)
 
   public var description: String {
     switch self {
@@ -38,6 +41,16 @@ public enum SnapshotError: Error, Sendable, Hashable, CustomStringConvertible {
       return "\(root).migrate(_:) failed: \(reason)"
     case .unencodable(let reason):
       return "the tree's state cannot be encoded: \(reason)"
+    case .notRestorable(let root, let property):
+      let holder = property.model == root ? "\(root)'s" : "it can hold a \(property.model), whose"
+      let optional = "make '\(property.name)' optional so that a restored model gets nil"
+      // A closure has a better way out; an ignored `let` may hold anything.
+      let remedy =
+        property.declaration.hasPrefix("@ModelIgnored")
+        ? optional
+        : "have \(property.model) send an event instead of calling a closure (Models.md, \"Closures or events\"), or \(optional)"
+      return "a tree of \(root) cannot be saved or restored: \(holder) '\(property.declaration)' is not state, and a restore "
+        + "would have no value to give it; \(remedy)"
     }
   }
 }

@@ -5,12 +5,16 @@ extension ModelAnchor {
   /// The tree's snapshot record, encoded as JSON, taken at one revision: the tree's lock
   /// is held while the state is read, so no write lands halfway through.
   ///
+  /// A tree that could not be restored (``Model/isRestorable`` is false) is refused with
+  /// ``SnapshotError/notRestorable(root:property:)``; ``state()`` still reads it.
+  ///
   /// ```swift
   /// let data = try anchor.snapshot()
   /// try data.write(to: url)
   /// ```
   public func snapshot(createdAt: Date = Date()) throws -> Data {
-    try tree.lock.withLock {
+    try Root.refuseUnlessRestorable()
+    return try tree.lock.withLock {
       let header = SnapshotHeader(
         format: SnapshotRecord.currentFormat, root: Root._$typeName, schema: Root.schemaHash,
         revision: tree.revision, createdAt: createdAt)
@@ -25,13 +29,15 @@ extension ModelAnchor {
   }
 
   /// The tree's snapshot record with its state as a JSON value, taken at one revision.
+  /// Refused, like ``snapshot(createdAt:)``, for a tree that could not be restored.
   ///
   /// ```swift
   /// let record = try anchor.snapshotRecord()
   /// print(record.revision, record.state["counters"] ?? nil)
   /// ```
   public func snapshotRecord(createdAt: Date = Date()) throws -> SnapshotRecord {
-    try tree.lock.withLock {
+    try Root.refuseUnlessRestorable()
+    return try tree.lock.withLock {
       do {
         return SnapshotRecord(
           root: Root._$typeName, schema: Root.schemaHash, revision: tree.revision, createdAt: createdAt,
