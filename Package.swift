@@ -61,6 +61,7 @@ let package = Package(
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+        .product(name: "CustomDump", package: "swift-custom-dump"),
       ]
     ),
     // JSON values and their codec, JSON Pointer, JSON Patch, JSON Schema: pure data, no I/O.

@@ -103,6 +103,8 @@ extension ModelTree {
         return tree.takePendingIssues()
       }
       tree.root = context
+      let template = model._$withContext(ModelContext<M>())
+      tree.rootModel = { context in (context as? ModelContext<M>).map { template._$withContext($0) } }
       context.isTreeRoot = true
       tree.depth = 1
       tree.adoptSubtree(model)

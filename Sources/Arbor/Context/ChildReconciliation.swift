@@ -8,7 +8,11 @@ extension AnyModelContext {
   /// encoding before the write; nil when nobody records changes).
   @usableFromInline
   final func _didSetContainer(_ property: Int, _ value: any Sendable, old: _ShallowValue, _ scope: inout _WriteScope) {
-    defer { collectObservers(of: property, into: &scope) }
+    defer {
+      collectObservers(of: property, into: &scope)
+      // Hierarchy queries (`mapHierarchy` in an `Observed`) depend on the set of children.
+      collectObservers(of: Self.structureSlot, into: &scope)
+    }
     guard let tree = scope.tree, lifetime == .anchored else { return }
     tree.changedInTransaction = true
     let paths = tree.isRecording ? pathsFromRoot() : []

@@ -33,6 +33,10 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   @exclusivity(unchecked) var pendingCancellations: [Task<Void, Never>] = []
   /// This tree's instances of models used as dependencies.
   @exclusivity(unchecked) var dependencyModels: [ModelID: any Model] = [:]
+  /// Makes the root's model value from its context (hierarchy queries reach the root as an
+  /// ancestor). It holds a copy of the root's `let`s over an empty context, never the root
+  /// context itself, which would keep a `withAnchor()` tree alive forever.
+  @exclusivity(unchecked) var rootModel: (@Sendable (AnyModelContext) -> (any Model)?)?
 
   @exclusivity(unchecked) private var subscribers: [Int: Subscription<ChangeSet>] = [:]
   @exclusivity(unchecked) private var nextSubscriberID = 0

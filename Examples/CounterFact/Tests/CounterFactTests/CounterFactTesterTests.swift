@@ -62,4 +62,18 @@ import Testing
       prompt.didSend(.dismissTapped)
     }
   }
+
+  /// The guide's own test of the closure-passing counter (`GuideCounterFactTests`'
+  /// `Guide.CounterModel`), word for word: a `TestProbe` stands in for `onFact`.
+  @Test func testFactButtonTapped() async {
+    let onFact = TestProbe()
+    let (model, tester) = Guide.CounterModel(count: 2, onFact: onFact.call).andTester {
+      $0.factClient.fetch = { "\($0) is a good number." }
+    }
+    tester.install(onFact)
+    model.factButtonTapped()
+    await tester.assert {
+      onFact.wasCalled(with: 2, "2 is a good number.")
+    }
+  }
 }
