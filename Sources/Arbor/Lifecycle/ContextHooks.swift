@@ -14,6 +14,8 @@ final class ContextHooks {
   /// `node.memoize` entries by key, each with a negative pseudo-property of its own.
   @exclusivity(unchecked) var memos: [AnyHashable: MemoEntry] = [:]
   @exclusivity(unchecked) var nextMemoSlot = -1
+  /// Context values and preference contributions (`node.context`, `node.preference`).
+  @exclusivity(unchecked) var storage: ContextStorageTable?
 }
 
 extension AnyModelContext {

@@ -15,7 +15,14 @@
 public struct ModelNode<M: Model>: Sendable {
   let model: M
 
-  var context: ModelContext<M> { model._$modelContext }
+  /// The model's context. Its context keys (see ``ContextKeys``) read and write as
+  /// properties.
+  ///
+  /// ```swift
+  /// node.context.colorScheme = .dark
+  /// let scheme = node.context.colorScheme
+  /// ```
+  public var context: ModelContext<M> { model._$modelContext }
 
   /// Runs `body` as one transaction: other threads see all of its writes or none, observers
   /// run once, after it commits, and it produces at most one revision.

@@ -18,24 +18,16 @@ struct EventsCommand: AsyncParsableCommand {
   @Option(name: .customLong("type"), help: "Only events of this type, such as CounterRowModel.Event (repeatable).")
   var types: [String] = []
 
-  @Option(help: "Stop after this many events.")
-  var count: Int?
-
-  @Flag(help: "End when the connection is lost instead of waiting for the daemon to come back.")
-  var noReconnect = false
+  @OptionGroup var follow: FollowOptions
 
   @OptionGroup var connection: ConnectionOptions
 
-  func validate() throws {
-    if let count, count < 1 { throw ValidationError("--count must be 1 or more") }
-  }
-
   func run() async throws {
     do {
-      let client = try connection.client(reconnect: !noReconnect)
+      let client = try connection.client(reconnect: !follow.noReconnect)
       let json = connection.printsJSON
       let path = self.path
-      let (count, types) = (self.count, self.types)
+      let (count, types) = (follow.count, self.types)
       try await connection.withFirstWithinTimeout(path: client.socketPath) { arrived in
         let events = client.events(path, types: types.isEmpty ? nil : types) { event in
           switch event {

@@ -34,24 +34,16 @@ struct WatchCommand: AsyncParsableCommand {
 
   @Flag var mode: Mode = .values
 
-  @Option(help: "Stop after this many updates (the first value counts).")
-  var count: Int?
-
-  @Flag(help: "End when the connection is lost instead of waiting for the daemon to come back.")
-  var noReconnect = false
+  @OptionGroup var follow: FollowOptions
 
   @OptionGroup var connection: ConnectionOptions
 
-  func validate() throws {
-    if let count, count < 1 { throw ValidationError("--count must be 1 or more") }
-  }
-
   func run() async throws {
     do {
-      let client = try connection.client(reconnect: !noReconnect)
+      let client = try connection.client(reconnect: !follow.noReconnect)
       let printer = WatchPrinter(path: path, mode: mode, json: connection.printsJSON)
       let watch = client.watch(path, since: since) { event in printer.connection(event) }
-      let count = self.count
+      let count = follow.count
       try await connection.withFirstWithinTimeout(path: client.socketPath) { arrived in
         var printed = 0
         for try await update in watch {

@@ -82,18 +82,12 @@ import Testing
   @Test func watchOnATerminalRedrawsTheValueInPlace() async throws {
     try await withDaemon { daemon, _ in
       _ = try await Self.arborctl(["call", "/", "addButtonTapped"], socket: daemon.socket)
-      let command = "\(ArborctlTests.binary()) watch /counters/0/counter/count --count 3"
-      let terminal = Task {
-        try await run(
-          .name("script"), arguments: ["-qec", command, "/dev/null"],
-          environment: .inherit.updating(["ARBOR_SOCKET": daemon.socket, "NO_COLOR": "1", "TERM": "xterm"]),
-          output: .string(limit: 1 << 20), error: .string(limit: 1 << 20))
-      }
+      let terminal = Task { try await ArborctlTests.onTerminal([["watch", "/counters/0/counter/count", "--count", "3"]], socket: daemon.socket) }
       try await Self.subscriptions(1, at: daemon)
       for _ in 0..<2 { _ = try await Self.arborctl(Self.increment, socket: daemon.socket) }
       let result = try await withDeadline("the terminal watch to end") { try await terminal.value }
-      let output = result.standardOutput
-      #expect(result.terminationStatus == .exited(0), "\(output)")
+      let output = result.output
+      #expect(result.status == .exited(0), "\(output)")
       #expect(output.contains("revision 1  /counters/0/counter/count"), "\(output)")
       // Two lines drawn (header, value): each redraw goes up two lines and erases them.
       #expect(output.components(separatedBy: "\u{1B}[2F\u{1B}[J").count == 3, "two redraws: \(output.debugDescription)")
@@ -135,11 +129,7 @@ import Testing
       let future = try await Self.arborctl(["at", "99"], socket: daemon.socket)
       #expect(future.status == .exited(1))
       #expect(!future.error.isEmpty)
-      let text = try await run(
-        .name("script"), arguments: ["-qec", "\(ArborctlTests.binary()) history --limit 2", "/dev/null"],
-        environment: .inherit.updating(["ARBOR_SOCKET": daemon.socket, "NO_COLOR": "1", "TERM": "xterm"]), output: .string(limit: 1 << 20),
-        error: .string(limit: 1 << 20))
-      let output = text.standardOutput
+      let output = try await ArborctlTests.onTerminal([["history", "--limit", "2"]], socket: daemon.socket).output
       #expect(output.contains("r1  "), "\(output)")
       #expect(output.contains("addButtonTapped on /"), "\(output)")
       #expect(output.contains("replace  /counters/0/counter/count = 1"), "\(output)")
@@ -195,11 +185,7 @@ import Testing
       let unknown = try await Self.arborctl(["schema", "explode"], socket: daemon.socket)
       #expect(unknown.status == .exited(1))
       #expect(unknown.error.contains("no model type has an intent 'explode'"), "\(unknown.error)")
-      let text = try await run(
-        .name("script"), arguments: ["-qec", "\(ArborctlTests.binary()) schema; \(ArborctlTests.binary()) schema removeButtonTapped", "/dev/null"],
-        environment: .inherit.updating(["ARBOR_SOCKET": daemon.socket, "NO_COLOR": "1", "TERM": "xterm"]), output: .string(limit: 1 << 20),
-        error: .string(limit: 1 << 20))
-      let output = text.standardOutput
+      let output = try await ArborctlTests.onTerminal([["schema"], ["schema", "removeButtonTapped"]], socket: daemon.socket).output
       #expect(output.contains("removeButtonTapped(id: string matching ^[0-9a-f]{16}$)"), "\(output)")
       #expect(output.contains("intent.call"), "\(output)")
       #expect(output.contains("AppModel.removeButtonTapped"), "\(output)")

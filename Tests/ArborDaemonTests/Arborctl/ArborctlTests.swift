@@ -31,6 +31,22 @@ import Testing
     return Outcome(status: result.terminationStatus, output: result.standardOutput, error: result.standardError)
   }
 
+  /// Runs arborctl commands (each its arguments) one after the other on a terminal:
+  /// `script` gives them a pty for their standard output. Colour is off unless the
+  /// environment given says otherwise.
+  static func onTerminal(
+    _ commands: [[String]], socket: String, environment: [Environment.Key: String?] = ["NO_COLOR": "1", "TERM": "xterm"]
+  ) async throws -> (status: TerminationStatus, output: String) {
+    let line = commands.map { ([binary()] + $0).joined(separator: " ") }.joined(separator: "; ")
+    let result = try await withDeadline("on a terminal: \(line)") {
+      try await run(
+        .name("script"), arguments: ["-qec", line, "/dev/null"],
+        environment: .inherit.updating(environment.merging(["ARBOR_SOCKET": socket]) { $1 }), output: .string(limit: 1 << 20),
+        error: .string(limit: 1 << 20))
+    }
+    return (result.terminationStatus, result.standardOutput)
+  }
+
   @Test func statusGetAndCallPrintJSONLinesWhenPiped() async throws {
     try await withDaemon { daemon, _ in
       let status = try await Self.arborctl(["status"], socket: daemon.socket)
@@ -57,16 +73,10 @@ import Testing
   @Test func onATerminalTheOutputIsAlignedText() async throws {
     try await withDaemon { daemon, _ in
       _ = try await Self.arborctl(["call", "/", "addButtonTapped"], socket: daemon.socket)
-      // `script` gives arborctl a terminal (a pty) for its standard output.
-      let result = try await withDeadline("arborctl status on a terminal") {
-        try await run(
-          .name("script"), arguments: ["-qec", "\(Self.binary()) status; \(Self.binary()) get /counters/0/counter/count", "/dev/null"],
-          environment: .inherit.updating(["ARBOR_SOCKET": daemon.socket, "NO_COLOR": "1", "TERM": "xterm"]), output: .string(limit: 1 << 20),
-          error: .string(limit: 1 << 20))
-      }
+      let result = try await Self.onTerminal([["status"], ["get", "/counters/0/counter/count"]], socket: daemon.socket)
       // A terminal ends its lines with \r\n.
-      let lines = result.standardOutput.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-      #expect(result.terminationStatus == .exited(0), "\(result.standardOutput)")
+      let lines = result.output.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+      #expect(result.status == .exited(0), "\(result.output)")
       let table = lines.filter { $0.contains(": ") }
       #expect(table.contains { $0.hasPrefix("name:") && $0.hasSuffix(" counterfactd") }, "\(lines)")
       #expect(table.contains { $0.hasPrefix("journal.fsync:") && $0.hasSuffix(" batch") }, "\(lines)")
@@ -85,13 +95,7 @@ import Testing
   @Test func onATerminalThereIsColourUnlessNoColorIsSet() async throws {
     try await withDaemon { daemon, _ in
       func status(_ environment: [Environment.Key: String?]) async throws -> String {
-        let result = try await withDeadline("arborctl status on a terminal") {
-          try await run(
-            .name("script"), arguments: ["-qec", "\(Self.binary()) status", "/dev/null"],
-            environment: .inherit.updating(environment.merging(["ARBOR_SOCKET": daemon.socket]) { $1 }), output: .string(limit: 1 << 20),
-            error: .string(limit: 1 << 20))
-        }
-        return result.standardOutput
+        try await Self.onTerminal([["status"]], socket: daemon.socket, environment: environment).output
       }
       let coloured = try await status(["TERM": "xterm", "NO_COLOR": nil])
       #expect(coloured.contains("\u{1B}[2mname:\u{1B}[0m"), "keys dimmed: \(coloured.debugDescription)")
