@@ -8,6 +8,7 @@ import Foundation
 //   swift run -c release arbor-benchmarks core           full sizes
 //   swift run -c release arbor-benchmarks core --quick   a tenth of the work
 //   swift run -c release arbor-benchmarks runtime        events and tasks
+//   swift run -c release arbor-benchmarks derived        a commit next to memoized values, context keys, preferences
 //   swift run -c release arbor-benchmarks snapshots      snapshot encode/decode, patch sizes
 //   swift run -c release arbor-benchmarks all
 //   arbor-benchmarks daemon [--runs N]                  the daemon vs Redis (make bench-daemon)
@@ -65,6 +66,8 @@ for suite in selected {
     await RuntimeBenchmarks(divisor: quick ? 10 : 1).run()
   case "snapshots":
     await SnapshotBenchmarks(divisor: quick ? 10 : 1).run()
+  case "derived":
+    DerivedValueBenchmarks(divisor: quick ? 10 : 1).run()
   case "daemon":
     let runs = arguments.firstIndex(of: "--runs").flatMap { arguments.index(after: $0) < arguments.endIndex ? Int(arguments[arguments.index(after: $0)]) : nil } ?? 3
     await DaemonBenchmarks(quick: quick, runs: runs).run()
@@ -74,8 +77,9 @@ for suite in selected {
   case "all":
     await CoreBenchmarks(divisor: quick ? 10 : 1).run()
     await RuntimeBenchmarks(divisor: quick ? 10 : 1).run()
+    DerivedValueBenchmarks(divisor: quick ? 10 : 1).run()
     await SnapshotBenchmarks(divisor: quick ? 10 : 1).run()
   default:
-    print("unknown suite '\(suite)'; known: core, runtime, snapshots, daemon, store, all")
+    print("unknown suite '\(suite)'; known: core, runtime, derived, snapshots, daemon, store, all")
   }
 }
