@@ -46,7 +46,9 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   @exclusivity(unchecked) private var listenerCount = 0
   /// A change set was queued for the listeners in the transaction being committed.
   @exclusivity(unchecked) private var delivering = false
-  var isRecording: Bool { !subscribers.isEmpty || listenerCount > 0 }
+  var isRecording: Bool { !subscribers.isEmpty || listenerCount > 0 || (undo?.isTracking ?? false) }
+  /// Undo tracking (`node.trackUndo`, `node.undoSystem`); nil until first used.
+  @exclusivity(unchecked) var undo: UndoRecorder?
   @exclusivity(unchecked) private var eventSubscribers: [Int: Subscription<EmittedEvent>] = [:]
   var hasEventSubscribers: Bool { !eventSubscribers.isEmpty || !eventTaps.isEmpty }
   /// Synchronous event listeners (testers).
@@ -72,6 +74,7 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   /// Ends the outermost transaction. Called with the lock held; the returned work must run
   /// after the lock is released.
   func commit() -> PostCommitWork? {
+    let undoToDeliver = undo?.didCommit(changed: changedInTransaction, changes: pendingChanges) ?? false
     if changedInTransaction {
       revision += 1
       if isRecording {
@@ -88,9 +91,10 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
       if !pendingChanges.isEmpty { pendingChanges = [] }
     }
     guard !pendingDetached.isEmpty || !pendingActivations.isEmpty || !pendingObservers.isEmpty
-      || !pendingCancellations.isEmpty || !pendingIssues.isEmpty || delivering
+      || !pendingCancellations.isEmpty || !pendingIssues.isEmpty || delivering || undoToDeliver
     else { return nil }
     var work = PostCommitWork()
+    if undoToDeliver { work.undo = undo }
     if delivering {
       work.relay = relay
       delivering = false
@@ -225,9 +229,12 @@ struct PostCommitWork {
   var observers: [AccessObserver] = []
   /// Change sets were queued for the tree's listeners.
   var relay: ChangeSetRelay?
+  /// Undo steps were recorded for the tree's undo backend.
+  var undo: UndoRecorder?
 
   func run() {
     relay?.deliver()
+    undo?.deliver()
     for issue in issues { reportIssue(issue) }
     for task in cancellations { task.cancel() }
     for context in deactivations { context.deactivate() }

@@ -28,6 +28,7 @@ final class ModelHost<Root: Model>: TreeHost {
   var schemaHash: String { Root.schemaHash }
   var revision: UInt64 { anchor.revision }
   var generation: UInt64 { current.withLockedValue { $0.generation } }
+  var undoSystem: ModelUndoSystem { anchor.model.node.undoSystem }
 
   func state() throws -> (revision: UInt64, value: JSONValue) { try anchor.state() }
 

@@ -34,6 +34,8 @@ protocol TreeHost: Sendable {
   func events(limit: Int) -> (generation: UInt64, events: EmittedEvents)
   /// Every model type the tree can hold, for `rpc.discover`.
   var modelTypes: [any Model.Type] { get }
+  /// The current tree's undo system (`history.undo`, `history.redo`).
+  var undoSystem: ModelUndoSystem { get }
   /// The encoded snapshot record.
   func snapshotData() throws -> Data
 }

@@ -16,6 +16,9 @@ public enum ArborErrorCode {
   public static let lineTooLong = 1010
   public static let shuttingDown = 1011
   public static let notDurable = 1012
+  public static let undoNotTracked = 1013
+  public static let nothingToUndo = 1014
+  public static let nothingToRedo = 1015
 }
 
 /// The daemon's errors, as the client sees them.

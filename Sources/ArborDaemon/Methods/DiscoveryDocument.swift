@@ -64,6 +64,8 @@ extension Method {
     case .watchCancel: return "Ends a watch of this connection."
     case .historyChanges: return "The journalled revisions after 'since' (oldest first, at most 'limit'), each with its time, intent, target and patch, and where the next page starts."
     case .stateAt: return "The state at a path as it was at a past revision inside the history kept (time travel)."
+    case .historyUndo: return "Undoes the most recent undo step of the tree (the root tracks undo with node.trackUndo) as one transaction; replies with the new revision."
+    case .historyRedo: return "Redoes the most recently undone step as one transaction; replies with the new revision."
     }
   }
 
@@ -71,7 +73,7 @@ extension Method {
     let pointer: JSONValue = ["type": "string", "description": "a JSON Pointer into the state; \"\" is the root"]
     let revision: JSONValue = ["type": "integer", "minimum": 0]
     switch self {
-    case .discover, .status, .stateSnapshot: return []
+    case .discover, .status, .stateSnapshot, .historyUndo, .historyRedo: return []
     case .stateGet: return [("path", pointer, false)]
     case .stateRestore: return [("record", ["type": "object", "description": "a snapshot record, as state.snapshot returns it"], true)]
     case .intentCall:
@@ -93,7 +95,12 @@ extension Method {
     let revision: JSONValue = ["type": "integer", "minimum": 0]
     switch self {
     case .discover: return ["type": "object"]
-    case .status: return ["type": "object", "required": ["name", "version", "pid", "uptime", "revision", "clients", "subscriptions", "intentsPerSecond"]]
+    case .status:
+      return [
+        "type": "object",
+        "properties": ["undo": ["type": ["object", "null"], "description": "null when no model tracks undo", "properties": ["canUndo": ["type": "boolean"], "canRedo": ["type": "boolean"]], "required": ["canUndo", "canRedo"]]],
+        "required": ["name", "version", "pid", "uptime", "revision", "clients", "subscriptions", "intentsPerSecond"],
+      ]
     case .stateGet: return ["type": "object", "properties": ["revision": revision, "value": [:]], "required": ["revision", "value"]]
     case .stateSnapshot: return ["type": "object", "required": ["format", "root", "schema", "revision", "createdAt", "state"]]
     case .stateRestore: return ["type": "object", "properties": ["revision": revision], "required": ["revision"]]
@@ -103,6 +110,12 @@ extension Method {
     case .watchCancel: return ["type": "object", "properties": ["subscription": ["type": "integer"], "cancelled": ["type": "boolean"]]]
     case .historyChanges: return ["type": "object", "properties": ["changes": ["type": "array"], "oldest": revision, "revision": revision, "next": [:]], "required": ["changes", "oldest", "revision", "next"]]
     case .stateAt: return ["type": "object", "properties": ["revision": revision, "value": [:], "time": ["type": "string"]], "required": ["revision", "value"]]
+    case .historyUndo, .historyRedo:
+      return [
+        "type": "object",
+        "properties": ["revision": revision, "canUndo": ["type": "boolean"], "canRedo": ["type": "boolean"]],
+        "required": ["revision", "canUndo", "canRedo"],
+      ]
     }
   }
 }

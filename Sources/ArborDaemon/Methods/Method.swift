@@ -11,19 +11,21 @@ enum Method: String, CaseIterable, Sendable {
   case watchCancel = "watch.cancel"
   case historyChanges = "history.changes"
   case stateAt = "state.at"
+  case historyUndo = "history.undo"
+  case historyRedo = "history.redo"
 
   var requiredRole: Role {
     switch self {
     case .discover, .status, .stateGet, .stateSnapshot, .stateWatch, .eventsWatch, .watchCancel, .historyChanges, .stateAt:
       return .reader
-    case .intentCall: return .operator
+    case .intentCall, .historyUndo, .historyRedo: return .operator
     case .stateRestore: return .admin
     }
   }
 
   var parameters: [String] {
     switch self {
-    case .discover, .status, .stateSnapshot: return []
+    case .discover, .status, .stateSnapshot, .historyUndo, .historyRedo: return []
     case .stateGet: return ["path"]
     case .stateRestore: return ["record"]
     case .intentCall: return ["target", "intent", "params", "wait"]

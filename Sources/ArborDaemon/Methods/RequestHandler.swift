@@ -68,7 +68,7 @@ final class RequestHandler: Sendable {
     guard let role = connection.role, role >= method.requiredRole else {
       return .done(.failure(ArborErrors.permissionDenied(method: method.rawValue, role: connection.role, required: method.requiredRole)))
     }
-    if stopping.load(ordering: .relaxed) && (method == .intentCall || method == .stateRestore) {
+    if stopping.load(ordering: .relaxed) && (method == .intentCall || method == .stateRestore || method == .historyUndo || method == .historyRedo) {
       return .done(.failure(ArborErrors.shuttingDown()))
     }
     if inBatch && !method.canBeBatched {
@@ -190,6 +190,10 @@ final class RequestHandler: Sendable {
       } catch {
         throw ArborErrors.snapshotRejected("\(error)")
       }
+    case .historyUndo:
+      return try undo(redo: false)
+    case .historyRedo:
+      return try undo(redo: true)
     case .intentCall, .historyChanges, .stateAt:
       preconditionFailure("\(method.rawValue) is handled by handleNow or deferred")
     case .stateWatch:
@@ -239,6 +243,7 @@ final class RequestHandler: Sendable {
       "intentsPerSecond": .double((snapshot.intentsPerSecond * 10).rounded() / 10),
       "intentsInFlight": .int(Int64(snapshot.intentsInFlight)),
       "journal": journal.status,
+      "undo": undoStatus,
     ]
   }
 

@@ -19,6 +19,9 @@ import Arbor
   }
 
   public func onActivate() {
+    // Adding and removing rows can be undone (`history.undo` over the socket); the
+    // prompt is transient and stays out of the history.
+    node.trackUndo(\.counters)
     node.forEach(node.event(fromType: CounterModel.self)) { event, _ in
       switch event {
       case .factLoaded(let count, let fact):

@@ -1,0 +1,71 @@
+@_spi(Reflection) import Swift
+import Synchronization
+
+/// The key paths of the fields of a model's generated `_$State`, by property index: undo
+/// restores one property of a saved state without generated code of its own.
+enum StateFields {
+  // Guarded by `lock`. Key paths are immutable; AnyKeyPath is not declared Sendable on every platform.
+  private nonisolated(unsafe) static var cache: [ObjectIdentifier: [AnyKeyPath?]] = [:]
+  private static let lock = Mutex(())
+
+  /// The key path of each property's field, by index; nil for a field not found.
+  static func keyPaths<M: Model>(of type: M.Type) -> [AnyKeyPath?] {
+    let key = ObjectIdentifier(M._$State.self)
+    if let cached = lock.withLock({ _ in cache[key] }) { return cached }
+    var byName: [String: AnyKeyPath] = [:]
+    _ = _forEachFieldWithKeyPath(of: M._$State.self) { name, keyPath in
+      byName[String(cString: name)] = keyPath
+      return true
+    }
+    let paths = (0..<M._$propertyCount).map { byName[M._$propertyName($0)] }
+    lock.withLock { _ in cache[key] = paths }
+    return paths
+  }
+}
+
+/// A generated state field: an optional (unset until initialized) of the property's type.
+private protocol StateField {
+  /// The value, unwrapped one level, as the property's type.
+  var propertyValue: (any Sendable)? { get }
+  /// Whether the property's type holds models (and so is linked and reconciled).
+  static var holdsModels: Bool { get }
+}
+
+extension Optional: StateField {
+  // The fields of a `_$State` are `Sendable` (the generated struct is), and `any Sendable`
+  // has the layout of `Any` (a marker protocol has no witness table).
+  fileprivate var propertyValue: (any Sendable)? { self.map { unsafeBitCast($0 as Any, to: (any Sendable).self) } }
+  fileprivate static var holdsModels: Bool { Wrapped.self is any ModelContainer.Type }
+}
+
+extension ModelContext {
+  /// Writes the values `saved` holds for `properties` into the state, as writes of the
+  /// model (recorded, linking and unlinking models, waking observers). Lock held, inside
+  /// `scope`.
+  func restoreProperties(_ properties: [Int], from saved: M._$State, _ scope: inout _WriteScope) {
+    let paths = StateFields.keyPaths(of: M.self)
+    for property in properties where property < paths.count {
+      guard let path = paths[property], _canWrite(property, &scope) else { continue }
+      restore(property, path, from: saved, &scope)
+    }
+  }
+
+  private func restore(_ property: Int, _ path: AnyKeyPath, from saved: M._$State, _ scope: inout _WriteScope) {
+    guard let value = saved[keyPath: path] else { return }
+    func write<V>(_ value: V) {
+      // Metatype casts: a cast of an optional value could unwrap it.
+      guard let writable = path as? WritableKeyPath<M._$State, V>, let fieldType = V.self as? any StateField.Type else { return }
+      func unwrapped<F: StateField>(_ field: V, as type: F.Type) -> (any Sendable)? { (field as? F)?.propertyValue }
+      guard let newValue = unwrapped(value, as: fieldType) else { return }
+      if fieldType.holdsModels {
+        let before = _shallowBefore(unwrapped(_state[keyPath: writable], as: fieldType))
+        _state[keyPath: writable] = value
+        _didSetContainer(property, newValue, old: before, &scope)
+      } else {
+        _state[keyPath: writable] = value
+        _didSet(property, &scope) { newValue }
+      }
+    }
+    _openExistential(value, do: write)
+  }
+}

@@ -1,0 +1,46 @@
+import Arbor
+import ArborJSON
+import ArborRPC
+
+extension RequestHandler {
+  /// `history.undo` / `history.redo`: one step of the tree's undo system, as one
+  /// transaction. Runs on the event loop, like a synchronous intent.
+  func undo(redo: Bool) throws(RPCError) -> JSONValue {
+    let system = host.undoSystem
+    guard system.isTracking else { throw ArborErrors.undoNotTracked(rootType: host.rootType) }
+    if redo {
+      guard system.canRedo else { throw ArborErrors.nothingToRedo() }
+      system.redo()
+    } else {
+      guard system.canUndo else { throw ArborErrors.nothingToUndo() }
+      system.undo()
+    }
+    let revision = host.revision
+    logger.info("\(redo ? "redo" : "undo") to revision \(revision)")
+    return ["revision": .int(Int64(revision)), "canUndo": .bool(system.canUndo), "canRedo": .bool(system.canRedo)]
+  }
+
+  /// Whether the tree tracks undo and a step can be undone or redone, for `daemon.status`.
+  var undoStatus: JSONValue {
+    let system = host.undoSystem
+    guard system.isTracking else { return .null }
+    return ["canUndo": .bool(system.canUndo), "canRedo": .bool(system.canRedo)]
+  }
+}
+
+extension ArborErrors {
+  static func undoNotTracked(rootType: String) -> RPCError {
+    RPCError(
+      code: ArborErrorCode.undoNotTracked, name: "org.arbor.UndoNotTracked",
+      message: "no model of the tree tracks undo: call node.trackUndo() in \(rootType).onActivate()",
+      details: ["root": .string(rootType)])
+  }
+
+  static func nothingToUndo() -> RPCError {
+    RPCError(code: ArborErrorCode.nothingToUndo, name: "org.arbor.NothingToUndo", message: "there is no step to undo")
+  }
+
+  static func nothingToRedo() -> RPCError {
+    RPCError(code: ArborErrorCode.nothingToRedo, name: "org.arbor.NothingToRedo", message: "there is no step to redo")
+  }
+}
