@@ -20,7 +20,7 @@ struct Arborctl: AsyncParsableCommand {
       """,
     subcommands: [
       StatusCommand.self, GetCommand.self, CallCommand.self, WatchCommand.self, EventsCommand.self, HistoryCommand.self, AtCommand.self,
-      SnapshotCommand.self, SchemaCommand.self, RPCCommand.self, BenchCommand.self,
+      SnapshotCommand.self, UndoCommand.self, RedoCommand.self, SchemaCommand.self, RPCCommand.self, BenchCommand.self,
     ])
 
   /// Runs the command; a usage error exits 2 (argument-parser's own code is 64).

@@ -259,4 +259,24 @@ import Testing
     }
     #expect(page.contains("Exit codes: 0 ok, 1 the daemon answered with an error"))
   }
+
+  @Test func undoAndRedoStepThroughTheRowsTheRootTracks() async throws {
+    try await withDaemon { daemon, _ in
+      let nothing = try await Self.arborctl(["undo"], socket: daemon.socket)
+      #expect(nothing.status == .exited(1))
+      #expect(nothing.error.contains("there is no step to undo"), "\(nothing.error)")
+      _ = try await Self.arborctl(["call", "/", "addButtonTapped"], socket: daemon.socket)
+      _ = try await Self.arborctl(["call", "/", "addButtonTapped"], socket: daemon.socket)
+      let undone = try await Self.arborctl(["undo"], socket: daemon.socket)
+      #expect(undone.status == .exited(0), "\(undone.error)")
+      #expect(undone.json?["revision"] == 3)
+      #expect(undone.json?["canRedo"] == true)
+      #expect(try await Self.arborctl(["get", "/counters"], socket: daemon.socket).json?["value"]?.arrayValue?.count == 1)
+      let redone = try await Self.arborctl(["redo"], socket: daemon.socket)
+      #expect(redone.json?["revision"] == 4)
+      #expect(try await Self.arborctl(["get", "/counters"], socket: daemon.socket).json?["value"]?.arrayValue?.count == 2)
+      let text = try await ArborctlTests.onTerminal([["undo"]], socket: daemon.socket).output
+      #expect(text.contains("revision 5 (can undo: yes, can redo: yes)"), "\(text)")
+    }
+  }
 }
