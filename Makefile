@@ -49,8 +49,10 @@ run: prerequisites
 tour: prerequisites
 	swift run $(SWIFT_BUILD_FLAGS) counterfact-tour
 
+# The tests also run swift-argument-parser's generate-manual (arborctl's man page).
 build: prerequisites
 	swift build $(SWIFT_BUILD_FLAGS) --build-tests
+	swift build $(SWIFT_BUILD_FLAGS) --product generate-manual
 
 # One run of the whole suite: the test executable itself, under `timeout`. A normal run
 # takes under a minute; a run still going after TEST_TIMEOUT seconds is a failure, said
@@ -73,6 +75,7 @@ test-tsan test-asan: export ARBOR_TEST_DEADLINE_SECONDS ?= 60
 test-tsan: export TSAN_OPTIONS ?= suppressions=$(CURDIR)/scripts/tsan-suppressions.txt
 test-tsan: prerequisites python-deps
 	swift build $(SWIFT_BUILD_FLAGS) --build-tests --sanitize=thread --scratch-path .build-tsan
+	swift build $(SWIFT_BUILD_FLAGS) --product generate-manual --sanitize=thread --scratch-path .build-tsan
 	$(call run-tests,.build-tsan)
 
 # Leak checking is off unless ASAN_OPTIONS asks for it: trees anchored with `withAnchor()`
@@ -81,6 +84,7 @@ test-tsan: prerequisites python-deps
 test-asan: export ASAN_OPTIONS ?= detect_leaks=0:quarantine_size_mb=8
 test-asan: prerequisites python-deps
 	swift build $(SWIFT_BUILD_FLAGS) --build-tests --sanitize=address --scratch-path .build-asan
+	swift build $(SWIFT_BUILD_FLAGS) --product generate-manual --sanitize=address --scratch-path .build-asan
 	$(call run-tests,.build-asan)
 
 # Builds once, runs the whole suite N times and counts passed, failed and stalled runs;

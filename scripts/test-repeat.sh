@@ -50,6 +50,7 @@ if [ -n "${SANITIZE:-}" ]; then
 fi
 
 swift build "${build_flags[@]}" --build-tests "${scratch[@]}"
+swift build "${build_flags[@]}" --product generate-manual "${scratch[@]}"
 binary="$(swift build "${build_flags[@]}" "${scratch[@]}" --show-bin-path)/ArborPackageTests.xctest"
 logs="$(mktemp -d "${TMPDIR:-/tmp}/arbor-test-repeat.XXXXXX")"
 

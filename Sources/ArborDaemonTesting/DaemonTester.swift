@@ -5,7 +5,6 @@ import ArborJSON
 import ArborTesting
 import Dependencies
 import Foundation
-import Synchronization
 
 /// A model's tests, run again through a daemon's socket: the tester hosts the root in a
 /// daemon in this process (on a temporary socket and state directory), calls intents over
@@ -54,13 +53,13 @@ public final class DaemonTester<Root: Model>: Sendable {
   /// A client of the daemon.
   public let client: ArborClient
   private let anchor: ModelAnchor<Root>
-  private let state: Mutex<State>
+  private let state: PthreadLocked<State>
 
   private init(socket: String, anchor: ModelAnchor<Root>, exhaustivity: Exhaustivity) {
     self.socket = socket
     self.client = ArborClient(socketPath: socket, reconnect: .never)
     self.anchor = anchor
-    self.state = Mutex(State(exhaustivity: exhaustivity))
+    self.state = PthreadLocked(State(exhaustivity: exhaustivity))
   }
 
   /// What must be asserted by the end of the test; settable at any time.

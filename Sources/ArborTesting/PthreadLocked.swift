@@ -16,11 +16,11 @@ import Darwin
 /// let count = PthreadLocked(0)
 /// count.withLock { $0 += 1 }
 /// ```
-final class PthreadLocked<State>: @unchecked Sendable {  // `state` is only touched with `mutex` held
+package final class PthreadLocked<State>: @unchecked Sendable {  // `state` is only touched with `mutex` held
   private let mutex: UnsafeMutablePointer<pthread_mutex_t>
   private var state: State
 
-  init(_ state: State) {
+  package init(_ state: State) {
     self.state = state
     mutex = .allocate(capacity: 1)
     mutex.initialize(to: pthread_mutex_t())
@@ -34,7 +34,7 @@ final class PthreadLocked<State>: @unchecked Sendable {  // `state` is only touc
   }
 
   /// Runs `body` with the lock held. `body` must not wait for anything.
-  func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+  package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }
     return try body(&state)

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Synchronous listeners of the events sent in a tree, called on the sending thread after
 /// the tree's lock is released, in the order the events were sent from that thread.
 /// Testers use them so that an event is known the moment `node.send` returns.
@@ -9,7 +7,7 @@ final class EventTaps: Sendable {
     var taps: [Int: @Sendable (EmittedEvent) -> Void] = [:]
   }
 
-  private let state = Mutex(State())
+  private let state = LockedState(State())
 
   var isEmpty: Bool { state.withLock { $0.taps.isEmpty } }
 

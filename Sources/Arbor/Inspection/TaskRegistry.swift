@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The tasks a tree's models started with `node.task` (and `node.forEach`) that are still
 /// running, each with a description, so that a tester can say which ones outlived a test.
 ///
@@ -24,7 +22,7 @@ package final class TaskRegistry: Sendable {
     var running: [Int: Entry] = [:]
   }
 
-  private let state = Mutex(State())
+  private let state = LockedState(State())
 
   /// Records a task as running; `end(_:)` with the returned token removes it.
   func start(_ entry: Entry) -> Int {

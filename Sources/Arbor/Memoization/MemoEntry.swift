@@ -1,5 +1,3 @@
-import Synchronization
-
 /// One memoized value of a model: the cached result, whether a dependency changed since it
 /// was computed, and the observer that tracks those dependencies.
 ///
@@ -18,7 +16,7 @@ final class MemoEntry: Sendable {
 
   let slot: Int
   private unowned(unsafe) let context: AnyModelContext
-  private let state = Mutex(State())
+  private let state = LockedState(State())
 
   init(slot: Int, context: AnyModelContext) {
     self.slot = slot

@@ -1,12 +1,10 @@
 @_spi(Reflection) import Swift
-import Synchronization
-
 /// The key paths of the fields of a model's generated `_$State`, by property index: undo
 /// restores one property of a saved state without generated code of its own.
 enum StateFields {
   // Guarded by `lock`. Key paths are immutable; AnyKeyPath is not declared Sendable on every platform.
   private nonisolated(unsafe) static var cache: [ObjectIdentifier: [AnyKeyPath?]] = [:]
-  private static let lock = Mutex(())
+  private static let lock = LockedState(())
 
   /// The key path of each property's field, by index; nil for a field not found.
   static func keyPaths<M: Model>(of type: M.Type) -> [AnyKeyPath?] {

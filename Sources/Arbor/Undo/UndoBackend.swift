@@ -1,5 +1,3 @@
-import Synchronization
-
 /// One undoable step: restoring the tracked properties a transaction changed to the values
 /// they had before it.
 ///
@@ -58,11 +56,11 @@ public protocol UndoBackend: AnyObject, Sendable {
 /// observation.cancel()
 /// ```
 public final class UndoAvailabilityObservation: Sendable {
-  private let onCancel: Mutex<(@Sendable () -> Void)?>
+  private let onCancel: LockedState<(@Sendable () -> Void)?>
 
   /// An observation that runs `onCancel` once, when cancelled or released.
   public init(onCancel: @escaping @Sendable () -> Void) {
-    self.onCancel = Mutex(onCancel)
+    self.onCancel = LockedState(onCancel)
   }
 
   /// Stops the calls.
@@ -94,7 +92,7 @@ public final class ModelUndoStack: UndoBackend {
     var nextObserverID = 0
   }
 
-  private let state = Mutex(State())
+  private let state = LockedState(State())
   /// At most this many steps are kept; the oldest go first.
   public let limit: Int
 

@@ -1,6 +1,5 @@
 import Arbor
 import ArborJSON
-import Synchronization
 
 /// What one evaluation of an `assert` block matched: the events of `didSend` and the probe
 /// calls of `wasCalled`, consumed only if the whole block passes. Set as a task-local while
@@ -19,7 +18,7 @@ final class AssertionScope: Sendable {
   }
 
   let tester: any EventLedger
-  private let state = Mutex(State())
+  private let state = PthreadLocked(State())
 
   init(tester: any EventLedger) { self.tester = tester }
 

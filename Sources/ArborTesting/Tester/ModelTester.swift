@@ -3,7 +3,6 @@ import ArborJSON
 import Dependencies
 import Foundation
 import IssueReporting
-import Synchronization
 
 /// Drives exhaustive tests of a model tree: `assert { … }` waits until its predicates hold
 /// and consumes what they looked at; when the tester goes away at the end of the test,
@@ -45,16 +44,16 @@ public final class ModelTester<Root: Model>: Sendable {
 
   /// The tester's state, shared with the listeners it installs.
   private final class Ledger: Sendable {
-    let state: Mutex<State>
-    init(_ state: State) { self.state = Mutex(state) }
+    let state: PthreadLocked<State>
+    init(_ state: State) { self.state = PthreadLocked(state) }
     func withLock<R>(_ body: (inout State) -> R) -> R { state.withLock { body(&$0) } }
   }
 
   private let anchor: ModelAnchor<Root>
   private let state: Ledger
   private let location: TesterLocation
-  private let listener = Mutex<ChangeSetListener?>(nil)
-  private let eventTap = Mutex<EventTap?>(nil)
+  private let listener = PthreadLocked<ChangeSetListener?>(nil)
+  private let eventTap = PthreadLocked<EventTap?>(nil)
 
   init(anchor: ModelAnchor<Root>, exhaustivity: Exhaustivity, location: TesterLocation) {
     self.anchor = anchor

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A stand-in for a callback: pass `probe.call` where a model takes a closure, then check
 /// its calls with `wasCalled(with:)` inside `tester.assert { … }`.
@@ -21,7 +20,7 @@ public final class TestProbe: Sendable {
 
   /// A name for messages, such as `onFact`.
   public let name: String
-  private let calls = Mutex<[Call]>([])
+  private let calls = PthreadLocked<[Call]>([])
 
   public init(_ name: String = "probe") { self.name = name }
 
