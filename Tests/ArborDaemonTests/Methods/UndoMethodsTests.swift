@@ -27,6 +27,19 @@ import Testing
     }
   }
 
+  @Test func aRootThatDoesNotTrackUndoSaysSo() async throws {
+    // The fixture daemon's root never calls node.trackUndo.
+    try await withDaemon(binary: DaemonHarness.fixtureBinary()) { daemon, _ in
+      let client = try await daemon.connect()
+      #expect(try await client.call("daemon.status")["undo"] == .null)
+      for method in ["history.undo", "history.redo"] {
+        let refused = await #expect(throws: ArborClientError.self) { try await client.call(method) }
+        #expect(refused?.rpcError?.name == "org.arbor.UndoNotTracked", "\(method): \(String(describing: refused))")
+        #expect(refused?.rpcError?.code == 1013)
+      }
+    }
+  }
+
   @Test func theMethodsAreDiscoverableAndNeedTheOperatorRole() async throws {
     try await withDaemon { daemon, _ in
       let client = try await daemon.connect()

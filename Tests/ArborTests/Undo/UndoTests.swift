@@ -186,4 +186,33 @@ import Testing
     #expect(stack.undoCount == 1)
     #expect(editor.node.undoSystem.backend === stack)
   }
+
+  /// Writers on several tasks while another undoes and redoes: no crash, no race
+  /// (ThreadSanitizer runs this too), every value the one of some write, and the stack
+  /// can be undone to its end afterwards.
+  @Test func concurrentWritersAndUndoKeepTheTreeUsable() async {
+    let stack = ModelUndoStack()
+    let editor = UndoEditor().withAnchor { $0.undoSystem.backend = stack }
+    await withTaskGroup(of: Void.self) { group in
+      for writer in 0..<4 {
+        group.addTask {
+          for step in 0..<150 { editor.title = "w\(writer)-\(step)" }
+        }
+      }
+      group.addTask {
+        for round in 0..<100 {
+          if round % 3 == 2 { editor.node.undoSystem.redo() } else { editor.node.undoSystem.undo() }
+          await Task.yield()
+        }
+      }
+    }
+    #expect(editor.title.isEmpty || editor.title.hasPrefix("w"), "\(editor.title)")
+    var undone = 0
+    while editor.node.undoSystem.canUndo && undone < 2_000 {
+      editor.node.undoSystem.undo()
+      undone += 1
+    }
+    #expect(!editor.node.undoSystem.canUndo, "the stack undoes to its end")
+    #expect(undone <= 600, "at most one step per write")
+  }
 }
