@@ -173,15 +173,8 @@ public final class DaemonTester<Root: Model>: Sendable {
     if required.contains(.events), !state.events.isEmpty {
       sections.append("Events not asserted (didSend):\n" + state.events.map { "  " + $0.text }.joined(separator: "\n"))
     }
-    if required.contains(.tasks) {
-      let anchor = self.anchor
-      let running = AssertionLoop.tasksStillRunning { anchor.runningTasks.filter { !$0.isActivationTask }.map(\.description) }
-      if !running.isEmpty { sections.append("Tasks still running:\n" + running.map { "  a task of \($0)" }.joined(separator: "\n")) }
-    }
-    if required.contains(.probes) {
-      let calls = state.probes.flatMap { probe in probe.unconsumedCalls.map { "  \(probe.name)(\($0))" } }
-      if !calls.isEmpty { sections.append("Probe calls not asserted (wasCalled):\n" + calls.joined(separator: "\n")) }
-    }
+    if required.contains(.tasks), let running = TesterReport.runningTasks(of: anchor) { sections.append(running) }
+    if required.contains(.probes), let calls = TesterReport.unassertedCalls(of: state.probes) { sections.append(calls) }
     return sections
   }
 
@@ -214,12 +207,7 @@ extension DaemonTester: AssertionLedger {
   }
 
   package func describe(_ reads: Set<RecordedRead>) -> [String] {
-    let mirror = state.withLock { $0.mirror }
-    return reads.map { read in
-      let pointer = mirror.pointer(toObjectWithID: read.modelID.description)?.appending(read.property)
-      let value = pointer.flatMap { try? $0.resolve(in: mirror) }
-      return "\(read.modelType).\(read.property) = \(value?.jsonString ?? "(not in the watched state)")\(pointer.map { " (at \($0))" } ?? "")"
-    }.sorted()
+    TesterReport.describe(reads, in: state.withLock { $0.mirror }, missing: "(not in the watched state)")
   }
 }
 

@@ -53,11 +53,7 @@ extension Model {
       previous.withLock { $0 = encode() }
       return tree.listen(limit: 100_000) { delivery in
         guard case .committed(let changeSet) = delivery else { return }
-        let prefixes = context.withLock { context.pathsFromRoot() }.map(\.description)
-        let mine = changeSet.changes.contains { change in
-          change.paths.contains { path in prefixes.contains { path.description == $0 || path.description.hasPrefix($0 + "/") || $0.isEmpty } }
-        }
-        guard mine, let now = encode() else { return }
+        guard context.isTouched(by: changeSet), let now = encode() else { return }
         let before = previous.withLock { value -> JSONValue? in
           defer { value = now }
           return value

@@ -40,18 +40,17 @@ extension AnyModelContext {
   /// Called without the lock, parents before children.
   final func deactivate() {
     cancelEntries { _ in true }
-    let cancellations: [@Sendable () -> Void] = withLock {
-      let all = hooks?.cancellations ?? []
-      hooks?.cancellations = []
-      return all
+    // Memoized values are dropped too: they let go of their dependencies, which hold this
+    // context in turn.
+    let (cancellations, memos): ([@Sendable () -> Void], [MemoEntry]) = withLock {
+      guard let hooks else { return ([], []) }
+      defer {
+        hooks.cancellations = []
+        hooks.memos = [:]
+      }
+      return (hooks.cancellations, Array(hooks.memos.values))
     }
     for cancellation in cancellations.reversed() { cancellation() }
-    // Memoized values let go of their dependencies (which hold this context in turn).
-    let memos: [MemoEntry] = withLock {
-      let all = hooks.map { Array($0.memos.values) } ?? []
-      hooks?.memos = [:]
-      return all
-    }
     for memo in memos { memo.release() }
   }
 }

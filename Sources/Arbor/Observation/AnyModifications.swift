@@ -31,15 +31,7 @@ extension Model {
         continuation.yield()
         return
       }
-      let prefixes = context.withLock { context.pathsFromRoot() }.map(\.description)
-      guard !prefixes.isEmpty else { return }
-      let touched = changeSet.changes.contains { change in
-        change.paths.contains { path in
-          let place = path.description
-          return prefixes.contains { prefix in place == prefix || place.hasPrefix(prefix + "/") || prefix.isEmpty }
-        }
-      }
-      if touched { continuation.yield() }
+      if context.isTouched(by: changeSet) { continuation.yield() }
     }
     continuation.onTermination = { _ in listener.cancel() }
     return AnyModifications(stream: stream)

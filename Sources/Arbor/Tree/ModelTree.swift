@@ -50,9 +50,9 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   /// Undo tracking (`node.trackUndo`, `node.undoSystem`); nil until first used.
   @exclusivity(unchecked) var undo: UndoRecorder?
   @exclusivity(unchecked) private var eventSubscribers: [Int: Subscription<EmittedEvent>] = [:]
+  /// Synchronous event listeners (testers), guarded by the lock like the subscribers.
+  @exclusivity(unchecked) private var eventTaps: [Int: @Sendable (EmittedEvent) -> Void] = [:]
   var hasEventSubscribers: Bool { !eventSubscribers.isEmpty || !eventTaps.isEmpty }
-  /// Synchronous event listeners (testers).
-  let eventTaps = EventTaps()
   /// The models' running tasks (testers).
   let tasks = TaskRegistry()
 
@@ -196,10 +196,24 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
     return SubscriptionHandle(subscription)
   }
 
-  /// Hands an event to the event subscribers.
+  /// Adds a synchronous event listener. Takes the lock.
+  func addEventTap(_ body: @escaping @Sendable (EmittedEvent) -> Void) -> Int {
+    lock.withLock {
+      defer { nextSubscriberID += 1 }
+      eventTaps[nextSubscriberID] = body
+      return nextSubscriberID
+    }
+  }
+
+  /// Removes a synchronous event listener. Takes the lock.
+  func removeEventTap(_ id: Int) {
+    lock.withLock { _ = eventTaps.removeValue(forKey: id) }
+  }
+
+  /// Hands an event to the event taps, then to the event subscribers.
   func publish(_ event: EmittedEvent) {
-    eventTaps.publish(event)
-    let subscriptions = lock.withLock { Array(eventSubscribers) }
+    let (taps, subscriptions) = lock.withLock { (Array(eventTaps.values), Array(eventSubscribers)) }
+    for tap in taps { tap(event) }
     let ended = subscriptions.filter { !$0.value.yield(event) }.map(\.key)
     guard !ended.isEmpty else { return }
     lock.withLock { for id in ended { eventSubscribers.removeValue(forKey: id) } }

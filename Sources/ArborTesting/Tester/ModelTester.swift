@@ -136,14 +136,7 @@ public final class ModelTester<Root: Model>: Sendable {
 
   /// `TesterCounter.count = 1 (at /count)`, for each read, from the tree's state now.
   package func describe(_ reads: Set<RecordedRead>) -> [String] {
-    let state = (try? anchor.snapshotRecord())?.state
-    return reads.map { read in
-      let place = state?.pointer(toObjectWithID: read.modelID.description)
-      let pointer = place?.appending(read.property)
-      let value = pointer.flatMap { try? $0.resolve(in: state ?? .null) }
-      let at = pointer.map { " (at \($0.description))" } ?? ""
-      return "\(read.modelType).\(read.property) = \(value?.jsonString ?? "(not state)")\(at)"
-    }.sorted()
+    TesterReport.describe(reads, in: (try? anchor.snapshotRecord())?.state, missing: "(not state)")
   }
 
   package func consume(reads: Set<RecordedRead>, events: Set<Int>) {
@@ -168,20 +161,11 @@ public final class ModelTester<Root: Model>: Sendable {
     if required.contains(.events), !state.events.isEmpty {
       sections.append(
         "Events not asserted (didSend):\n"
-          + state.events.map { "  \($0.event.type).\(Self.caseText($0.event.event)) from \($0.event.sourceType) at \(Self.text($0.event.sourcePath.description))" }
+          + state.events.map { "  \($0.event.type).\(String(describing: $0.event.event)) from \($0.event.sourceType) at \(Self.text($0.event.sourcePath.description))" }
           .joined(separator: "\n"))
     }
-    if required.contains(.tasks) {
-      let anchor = self.anchor
-      let running = AssertionLoop.tasksStillRunning { anchor.runningTasks.filter { !$0.isActivationTask }.map(\.description) }
-      if !running.isEmpty {
-        sections.append("Tasks still running:\n" + running.map { "  a task of \($0)" }.joined(separator: "\n"))
-      }
-    }
-    if required.contains(.probes) {
-      let calls = state.probes.flatMap { probe in probe.unconsumedCalls.map { "  \(probe.name)(\($0))" } }
-      if !calls.isEmpty { sections.append("Probe calls not asserted (wasCalled):\n" + calls.joined(separator: "\n")) }
-    }
+    if required.contains(.tasks), let running = TesterReport.runningTasks(of: anchor) { sections.append(running) }
+    if required.contains(.probes), let calls = TesterReport.unassertedCalls(of: state.probes) { sections.append(calls) }
     guard !sections.isEmpty else { return }
     let message = sections.joined(separator: "\n\n")
     if state.showSkippedAssertions {
@@ -226,10 +210,6 @@ extension ModelTester {
 
   static func text(_ path: String) -> String { path.isEmpty ? "/" : path }
 
-  static func caseText(_ event: any Sendable) -> String {
-    let text = String(describing: event)
-    return text
-  }
 }
 
 /// `unwrap` did not see a value in time.

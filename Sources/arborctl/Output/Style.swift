@@ -12,20 +12,18 @@ import Foundation
 /// ```
 enum Style {
   /// Whether to colour standard output.
-  static let isEnabled: Bool = {
-    let environment = ProcessInfo.processInfo.environment
-    if environment["NO_COLOR"].map({ !$0.isEmpty }) == true { return false }
-    if environment["TERM"] == "dumb" { return false }
-    return isatty(STDOUT_FILENO) != 0
-  }()
+  static let isEnabled = allowed(on: STDOUT_FILENO)
 
   /// Whether to colour standard error (the same rules, for its own descriptor).
-  static let isEnabledOnStandardError: Bool = {
+  static let isEnabledOnStandardError = allowed(on: STDERR_FILENO)
+
+  /// Colour on `descriptor`: a terminal, without `$NO_COLOR`, whose `$TERM` is not `dumb`.
+  private static func allowed(on descriptor: Int32) -> Bool {
     let environment = ProcessInfo.processInfo.environment
     if environment["NO_COLOR"].map({ !$0.isEmpty }) == true { return false }
     if environment["TERM"] == "dumb" { return false }
-    return isatty(STDERR_FILENO) != 0
-  }()
+    return isatty(descriptor) != 0
+  }
 
   private static func wrap(_ text: String, _ code: String, enabled: Bool = isEnabled) -> String {
     enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
