@@ -13,7 +13,8 @@ extension Model {
   /// - Parameter dependencies: overrides applied to the dependencies of every model in the tree.
   @discardableResult
   public func withAnchor(_ dependencies: (inout DependencyValues) -> Void = { _ in }) -> Self {
-    _ = ModelTree.anchor(self, dependencies: dependencies)
+    let tree = ModelTree.anchor(self, dependencies: dependencies)
+    AnchoringObservation.observer?.didAnchor(ModelAnchor(model: self, tree: tree))
     return self
   }
 
@@ -27,7 +28,19 @@ extension Model {
   /// ```
   public func andAnchor(_ dependencies: (inout DependencyValues) -> Void = { _ in }) -> (Self, ModelAnchor<Self>) {
     let tree = ModelTree.anchor(self, dependencies: dependencies)
-    return (self, ModelAnchor(model: self, tree: tree))
+    let anchor = ModelAnchor(model: self, tree: tree)
+    AnchoringObservation.observer?.didAnchor(anchor)
+    return (self, anchor)
+  }
+
+  /// SwiftModel 1.0's name of ``andAnchor(_:)``: anchors this model as the root of a new
+  /// tree and returns the model and the anchor that owns the tree.
+  ///
+  /// ```swift
+  /// let (model, anchor) = AppModel().returningAnchor()
+  /// ```
+  public func returningAnchor(_ dependencies: (inout DependencyValues) -> Void = { _ in }) -> (Self, ModelAnchor<Self>) {
+    andAnchor(dependencies)
   }
 }
 

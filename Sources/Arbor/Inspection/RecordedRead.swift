@@ -24,9 +24,15 @@ package enum ReadRecording {
     let observer = AccessObserver()
     defer { observer.unregisterAll() }
     let result = try AccessTracking.recording(observer, body)
-    // Negative properties are memoized values (`node.memoize`), not state.
-    let reads = observer.registrations().filter { $0.1 >= 0 }.map { context, property in
-      RecordedRead(modelID: context.id, modelType: context.typeName, property: context.propertyName(property))
+    // Negative properties are memoized values (`node.memoize`), the children of a model
+    // and its parents, which are not state, and storage keys (`local.isEditing`), which are
+    // recorded under their names.
+    let reads = observer.registrations().compactMap { context, property -> RecordedRead? in
+      if property >= 0 {
+        return RecordedRead(modelID: context.id, modelType: context.typeName, property: context.propertyName(property))
+      }
+      guard let key = context.withLock({ context.storageKey(forSlot: property) }) else { return nil }
+      return RecordedRead(modelID: context.id, modelType: context.typeName, property: key.name)
     }
     return (result, Set(reads))
   }

@@ -46,7 +46,15 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   @exclusivity(unchecked) private var listenerCount = 0
   /// A change set was queued for the listeners in the transaction being committed.
   @exclusivity(unchecked) private var delivering = false
-  var isRecording: Bool { !subscribers.isEmpty || listenerCount > 0 || (undo?.isTracking ?? false) }
+  var isRecording: Bool {
+    !subscribers.isEmpty || listenerCount > 0 || (undo?.isTracking ?? false) || !modificationTaps.isEmpty
+  }
+  /// Synchronous listeners of modifications (testers, `observeModifications`).
+  @exclusivity(unchecked) private var modificationTaps: [Int: @Sendable (ModificationBatch) -> Void] = [:]
+  /// Storage writes and parent changes of the open transaction, noted while someone listens.
+  @exclusivity(unchecked) var pendingModifications: [ModificationRecord] = []
+  /// Whether modifications are noted (someone listens).
+  var recordsModifications: Bool { !modificationTaps.isEmpty }
   /// Undo tracking (`node.trackUndo`, `node.undoSystem`); nil until first used.
   @exclusivity(unchecked) var undo: UndoRecorder?
   @exclusivity(unchecked) private var eventSubscribers: [Int: Subscription<EmittedEvent>] = [:]
@@ -75,6 +83,8 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   /// after the lock is released.
   func commit() -> PostCommitWork? {
     let undoToDeliver = undo?.didCommit(changed: changedInTransaction, changes: pendingChanges) ?? false
+    let modifications = recordsModifications
+      ? takeModifications(changes: changedInTransaction ? pendingChanges : [], revision: changedInTransaction ? revision + 1 : revision).map { (Array(modificationTaps.values), $0) } : nil
     if changedInTransaction {
       revision += 1
       if isRecording {
@@ -91,9 +101,10 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
       if !pendingChanges.isEmpty { pendingChanges = [] }
     }
     guard !pendingDetached.isEmpty || !pendingActivations.isEmpty || !pendingObservers.isEmpty
-      || !pendingCancellations.isEmpty || !pendingIssues.isEmpty || delivering || undoToDeliver
+      || !pendingCancellations.isEmpty || !pendingIssues.isEmpty || delivering || undoToDeliver || modifications != nil
     else { return nil }
     var work = PostCommitWork()
+    work.modifications = modifications
     if undoToDeliver { work.undo = undo }
     if delivering {
       work.relay = relay
@@ -205,6 +216,23 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
     }
   }
 
+  /// Adds a synchronous modification listener. Takes the lock.
+  func addModificationTap(_ body: @escaping @Sendable (ModificationBatch) -> Void) -> Int {
+    lock.withLock {
+      defer { nextSubscriberID += 1 }
+      modificationTaps[nextSubscriberID] = body
+      return nextSubscriberID
+    }
+  }
+
+  /// Removes a synchronous modification listener. Takes the lock.
+  func removeModificationTap(_ id: Int) {
+    lock.withLock {
+      _ = modificationTaps.removeValue(forKey: id)
+      if modificationTaps.isEmpty { pendingModifications = [] }
+    }
+  }
+
   /// Removes a synchronous event listener. Takes the lock.
   func removeEventTap(_ id: Int) {
     lock.withLock { _ = eventTaps.removeValue(forKey: id) }
@@ -245,9 +273,12 @@ struct PostCommitWork {
   var relay: ChangeSetRelay?
   /// Undo steps were recorded for the tree's undo backend.
   var undo: UndoRecorder?
+  /// What the transaction modified, and the taps to hand it to.
+  var modifications: ([@Sendable (ModificationBatch) -> Void], ModificationBatch)?
 
   func run() {
     relay?.deliver()
+    if let (taps, batch) = modifications { for tap in taps { tap(batch) } }
     undo?.deliver()
     for issue in issues { reportIssue(issue) }
     for task in cancellations { task.cancel() }

@@ -81,11 +81,11 @@ extension ContextValueAccess where Self: AnyModelContext {
   public subscript<Value: Sendable>(dynamicMember key: KeyPath<ContextKeys, ContextStorage<Value>>) -> Value {
     get {
       let storage = ContextKeys()[keyPath: key]  // user code: before the lock is taken
-      let found = readContext(AnyHashable(key), propagates: storage.propagation == .environment)
-      return (found as? Value) ?? storage.defaultValue
+      return (readStorage(storage.storageKey(key)) as? Value) ?? storage.defaultValue
     }
     set {
-      writeStorage(.context(AnyHashable(key)), newValue)
+      let storage = ContextKeys()[keyPath: key]
+      writeStorage(storage.storageKey(key), newValue)
     }
   }
 }
@@ -98,6 +98,16 @@ extension ModelNode {
   /// node.removeContext(\.colorScheme)
   /// ```
   public func removeContext<Value: Sendable>(_ key: KeyPath<ContextKeys, ContextStorage<Value>>) {
-    context.writeStorage(.context(AnyHashable(key)), nil)
+    context.writeStorage(ContextKeys()[keyPath: key].storageKey(key), nil)
+  }
+}
+
+extension ContextStorage {
+  /// Where the runtime keeps the values of `key`: with the model, or flowing down.
+  func storageKey(_ key: KeyPath<ContextKeys, ContextStorage<Value>>) -> StorageKey {
+    switch propagation {
+    case .local: .local(AnyHashable(key))
+    case .environment: .environment(AnyHashable(key))
+    }
   }
 }

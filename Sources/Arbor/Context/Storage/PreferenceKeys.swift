@@ -68,7 +68,7 @@ public struct ModelPreferences<M: Model>: Sendable {
   public subscript<Value: Sendable>(dynamicMember key: KeyPath<PreferenceKeys, PreferenceStorage<Value>>) -> Value {
     get {
       let storage = PreferenceKeys()[keyPath: key]  // user code: before the lock is taken
-      let contributions = node.context.collectPreferences(AnyHashable(key))
+      let contributions = node.context.collectPreferences(.preference(AnyHashable(key)))
       var value = storage.defaultValue
       for case let contribution as Value in contributions { storage.reduce(&value, contribution) }
       return value

@@ -3,12 +3,44 @@
 /// model, notified by `_didSetContainer`) is `Int.min`.
 let firstStorageSlot = -1_000_000
 
-/// Which value of a model a storage entry holds.
+/// Which value of a model a storage entry holds. The associated value is the key path that
+/// declares the key (of ``LocalKeys``, ``EnvironmentKeys``, ``PreferenceKeys`` or
+/// ``ContextKeys``).
 enum StorageKey: Hashable {
-  /// A context value (a key path of ``ContextKeys``).
-  case context(AnyHashable)
-  /// A preference contribution (a key path of ``PreferenceKeys``).
+  /// A value of the model itself (`node.local`, or a local `node.context` key).
+  case local(AnyHashable)
+  /// A value that flows to the descendants (`node.environment`, or an environment
+  /// `node.context` key).
+  case environment(AnyHashable)
+  /// A preference contribution (`node.preference`).
   case preference(AnyHashable)
+
+  /// The kind of value, for testers and `observeModifications`.
+  var kind: StorageKind {
+    switch self {
+    case .local: .local
+    case .environment: .environment
+    case .preference: .preference
+    }
+  }
+
+  /// `local.isEditing`, `environment.theme`, `preference.totalCount`: the kind, then the
+  /// key's name as its key path spells it.
+  var name: String {
+    let keyPath: AnyHashable
+    switch self {
+    case .local(let key), .environment(let key), .preference(let key): keyPath = key
+    }
+    var text = String(describing: keyPath.base)
+    // `\LocalKeys.isEditing` → `isEditing`
+    if text.hasPrefix("\\"), let dot = text.firstIndex(of: ".") { text = String(text[text.index(after: dot)...]) }
+    return "\(kind.rawValue).\(text)"
+  }
+}
+
+/// The kinds of values a model keeps beside its state.
+package enum StorageKind: String, Sendable, Hashable {
+  case local, environment, preference
 }
 
 /// A model's context values and preference contributions, and the pseudo-property each has
@@ -44,18 +76,17 @@ extension AnyModelContext {
     _trackRead(ensureStorage.slot(for: key))
   }
 
-  /// The value of a context key set on this model or, when it `propagates`, on the nearest
-  /// ancestor (first parent of a shared model); nil when none is set. The read depends on
-  /// every model it looked at. Takes the lock.
-  final func readContext(_ key: AnyHashable, propagates: Bool) -> (any Sendable)? {
+  /// The value of a local key set on this model, or of an environment key set on this model
+  /// or the nearest ancestor (first parent of a shared model); nil when none is set. The
+  /// read depends on every model it looked at. Takes the lock.
+  final func readStorage(_ key: StorageKey) -> (any Sendable)? {
     withLock {
-      let storageKey = StorageKey.context(key)
       var current: AnyModelContext? = self
       var steps = 0
       while let context = current {
-        context.trackStorageRead(storageKey)
-        if let value = context.hooks?.storage?.values[storageKey] { return value }
-        guard propagates else { return nil }
+        context.trackStorageRead(key)
+        if let value = context.hooks?.storage?.values[key] { return value }
+        guard case .environment = key else { return nil }
         current = context.parentLinks.first?.parent
         steps += 1
         if steps > 100_000 { return nil }  // a cycle of models: not a tree
@@ -64,13 +95,18 @@ extension AnyModelContext {
     }
   }
 
+  /// The storage key a storage pseudo-property stands for, if `slot` is one. Lock held.
+  final func storageKey(forSlot slot: Int) -> StorageKey? {
+    guard slot <= firstStorageSlot, let slots = hooks?.storage?.slots else { return nil }
+    return slots.first { $0.value == slot }?.key
+  }
+
   /// The contributions to a preference key of this model and its descendants, the model
   /// first, then depth first in property order; a shared model counts once. The read
   /// depends on each model's contribution and children. Takes the lock; the reduction
   /// (user code) runs after it is released.
-  final func collectPreferences(_ key: AnyHashable) -> [any Sendable] {
+  final func collectPreferences(_ storageKey: StorageKey) -> [any Sendable] {
     withLock {
-      let storageKey = StorageKey.preference(key)
       let tracking = AccessTracking.current != nil
       var contributions: [any Sendable] = []
       var stack: [AnyModelContext] = [self]
@@ -101,6 +137,9 @@ extension AnyModelContext {
       hooks?.storage?.values.removeValue(forKey: key)
     }
     if let slot = hooks?.storage?.slots[key] { collectObservers(of: slot, into: &scope) }
+    if let tree = scope.tree, lifetime == .anchored, tree.recordsModifications {
+      tree.pendingModifications.append(.storage(self, key, value))
+    }
     _endWrite(scope)
   }
 }

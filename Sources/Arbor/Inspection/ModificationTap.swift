@@ -1,0 +1,92 @@
+/// What one committed transaction modified: its property changes, the values it wrote to
+/// models' local, environment and preference storage, and the models whose parents
+/// changed. Delivered to modification taps (testers, `observeModifications`) once the
+/// transaction has committed, on the committing thread, after the tree's lock is released.
+package struct ModificationBatch: Sendable {
+  /// The revision after the transaction (unchanged when only storage or parents changed).
+  package let revision: UInt64
+  /// The property changes, as in the transaction's change set.
+  package let changes: [Change]
+  /// The storage writes, in order.
+  package let storage: [StorageModification]
+  /// The models that gained or lost a parent, each once, in order.
+  let parentChanges: [AnyModelContext]
+
+  var isEmpty: Bool { changes.isEmpty && storage.isEmpty && parentChanges.isEmpty }
+}
+
+/// One write to a model's storage (`node.local`, `node.environment`, `node.preference`,
+/// `node.context`).
+package struct StorageModification: Sendable {
+  let context: AnyModelContext
+  /// The model written to.
+  package let modelID: ModelID
+  /// Its type's name.
+  package let modelType: String
+  /// The value written; nil when the model's value was removed.
+  package let value: (any Sendable)?
+
+  /// `local.isEditing`: the same name a recorded read of the key has.
+  package let name: String
+  /// Which storage was written.
+  package let kind: StorageKind
+}
+
+/// A modification noted while a transaction is open. Lock held.
+enum ModificationRecord {
+  case storage(AnyModelContext, StorageKey, (any Sendable)?)
+  case parents(AnyModelContext)
+}
+
+/// Keeps a modification tap in place; releasing it removes the tap.
+package final class ModificationTap: Sendable {
+  private weak let tree: ModelTree?
+  private let id: Int
+
+  init(tree: ModelTree, id: Int) {
+    self.tree = tree
+    self.id = id
+  }
+
+  deinit { tree?.removeModificationTap(id) }
+}
+
+extension ModelTree {
+  /// Adds a synchronous listener of every committed modification; see ``ModificationBatch``.
+  /// Takes the lock.
+  func tapModifications(_ body: @escaping @Sendable (ModificationBatch) -> Void) -> ModificationTap {
+    ModificationTap(tree: self, id: addModificationTap(body))
+  }
+
+  /// The batch of the transaction being committed, if anyone listens and it modified
+  /// anything; clears the pending records. Lock held.
+  func takeModifications(changes: [Change], revision: UInt64) -> ModificationBatch? {
+    guard recordsModifications, !changes.isEmpty || !pendingModifications.isEmpty else {
+      pendingModifications = []
+      return nil
+    }
+    var storage: [StorageModification] = []
+    var parents: [AnyModelContext] = []
+    var seenParents: Set<ObjectIdentifier> = []
+    for record in pendingModifications {
+      switch record {
+      case .storage(let context, let key, let value):
+        storage.append(
+          StorageModification(
+            context: context, modelID: context.id, modelType: context.typeName, value: value, name: key.name, kind: key.kind))
+      case .parents(let context):
+        if seenParents.insert(ObjectIdentifier(context)).inserted { parents.append(context) }
+      }
+    }
+    pendingModifications = []
+    return ModificationBatch(revision: revision, changes: changes, storage: storage, parentChanges: parents)
+  }
+}
+
+extension ModelAnchor {
+  /// Calls `body` with what every transaction committed from now on modified, for as long
+  /// as the returned tap is kept. Testers use it for the storage categories of exhaustivity.
+  package func tapModifications(_ body: @escaping @Sendable (ModificationBatch) -> Void) -> ModificationTap {
+    tree.tapModifications(body)
+  }
+}
