@@ -22,4 +22,7 @@ extension ModelAnchor {
 
   /// The tasks of the tree's models that are running now.
   package var runningTasks: [TaskRegistry.Entry] { tree.tasks.running }
+
+  /// The running tasks a test must see end (see ``TaskRegistry/required``).
+  package var requiredTasks: [Int: TaskRegistry.Entry] { tree.tasks.required }
 }

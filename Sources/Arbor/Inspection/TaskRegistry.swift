@@ -9,6 +9,9 @@ package final class TaskRegistry: Sendable {
     let context: AnyModelContext
     /// Started while its model activated.
     package let isActivationTask: Bool
+    /// Started inside a testing scope that does not require tasks to end
+    /// (`withExhaustivity(.off) { … }`).
+    var isExempt = TaskExemption.isExempt
 
     /// `CounterModel at /counters/0/counter`, where the model is now.
     package var description: String {
@@ -41,6 +44,17 @@ package final class TaskRegistry: Sendable {
   package var running: [Entry] {
     state.withLock { Array($0.running.values) }
   }
+
+  /// The tasks running now that a test must see end: not started during activation, nor
+  /// inside an exempting scope; by registration number.
+  package var required: [Int: Entry] {
+    state.withLock { $0.running.filter { !$0.value.isActivationTask && !$0.value.isExempt } }
+  }
+}
+
+/// Whether tasks started by the current code need not end before a test does.
+package enum TaskExemption {
+  @TaskLocal package static var isExempt = false
 }
 
 /// Whether the current code runs as part of a model's activation.

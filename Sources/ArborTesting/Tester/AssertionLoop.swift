@@ -9,6 +9,13 @@ package protocol AssertionLedger: EventLedger {
   func consume(reads: Set<RecordedRead>, events: Set<Int>)
   /// `CounterModel.count = 1 (at /counters/0/counter/count)`, for each read.
   func describe(_ reads: Set<RecordedRead>) -> [String]
+  /// Whether every change committed so far has been recorded: a block that passes before
+  /// then is evaluated again, so that it consumes the changes it saw.
+  var hasRecordedEverything: Bool { get }
+}
+
+extension AssertionLedger {
+  package var hasRecordedEverything: Bool { true }
 }
 
 /// A source location, as the failure messages of a tester use it.
@@ -43,7 +50,7 @@ package enum AssertionLoop {
     while true {
       let scope = AssertionScope(tester: ledger)
       let (results, reads) = AssertionScope.$current.withValue(scope) { ReadRecording.recording(predicates) }
-      if results.allSatisfy(\.passed) {
+      if results.allSatisfy(\.passed), ledger.hasRecordedEverything {
         ledger.consume(reads: reads, events: scope.claimedEvents)
         for call in scope.claimedProbeCalls { call.probe.consume(call.index) }
         return
@@ -68,7 +75,7 @@ package enum AssertionLoop {
     let deadline = clock.now.advanced(by: timeout)
     while true {
       let (result, reads) = ReadRecording.recording(value)
-      if let result {
+      if let result, ledger.hasRecordedEverything {
         // Reading it is asserting it: the changes that made it appear are consumed.
         ledger.consume(reads: reads, events: [])
         return result

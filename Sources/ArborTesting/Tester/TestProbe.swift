@@ -22,7 +22,11 @@ public final class TestProbe: Sendable {
   public let name: String
   private let calls = PthreadLocked<[Call]>([])
 
-  public init(_ name: String = "probe") { self.name = name }
+  /// A probe; inside a `.modelTesting` test it joins the test's `.probes` check at once.
+  public init(_ name: String = "probe") {
+    self.name = name
+    ModelTestingScope.current?.ledger.install(self)
+  }
 
   // `call` has one overload per number of arguments (none to six) rather than one over a
   // parameter pack: Swift 6.3 crashes converting a pack-generic method to a function type.
@@ -89,6 +93,13 @@ public final class TestProbe: Sendable {
   /// Marks a call as asserted.
   func consume(_ index: Int) {
     calls.withLock { if $0.indices.contains(index) { $0[index].consumed = true } }
+  }
+
+  /// Marks every call from the `start`th on as asserted (a scope that does not check probes).
+  func consumeCalls(from start: Int) {
+    calls.withLock { calls in
+      for index in calls.indices where index >= start { calls[index].consumed = true }
+    }
   }
 
   /// The calls no assertion consumed, as text.

@@ -67,7 +67,7 @@ import Testing
     let message = try #require(reporter.messages.first, "one report")
     #expect(reporter.messages.count == 1)
     #expect(message.contains("State changes not asserted:"), "\(message)")
-    #expect(message.contains("TesterCounter.history at /history: [1] → [1,2] (revisions 2, 4)"), "\(message)")
+    #expect(message.contains("TesterCounter.history at /history: [] → [1] → [1,2] (revisions 2, 4)"), "\(message)")
     #expect(!message.contains("TesterCounter.count"), "count was asserted: \(message)")
     #expect(reporter.reports.first?.line == testerLine, "reported at the line of andTester")
   }

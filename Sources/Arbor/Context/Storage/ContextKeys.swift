@@ -46,15 +46,18 @@ public struct ContextStorage<Value: Sendable>: Sendable {
   public let defaultValue: Value
   /// Whether the value stays with its model or flows to its descendants.
   public let propagation: ContextPropagation
+  /// The key's name in messages: the name of the property that declares it.
+  public let name: String
 
   /// A key whose value is `defaultValue` until set, and that flows as `propagation` says.
   ///
   /// ```swift
   /// var isEditing: ContextStorage<Bool> { .init(defaultValue: false, propagation: .environment) }
   /// ```
-  public init(defaultValue: Value, propagation: ContextPropagation = .local) {
+  public init(defaultValue: Value, propagation: ContextPropagation = .local, name: String = #function) {
     self.defaultValue = defaultValue
     self.propagation = propagation
+    self.name = name
   }
 }
 
@@ -106,8 +109,8 @@ extension ContextStorage {
   /// Where the runtime keeps the values of `key`: with the model, or flowing down.
   func storageKey(_ key: KeyPath<ContextKeys, ContextStorage<Value>>) -> StorageKey {
     switch propagation {
-    case .local: .local(AnyHashable(key))
-    case .environment: .environment(AnyHashable(key))
+    case .local: .local(AnyHashable(key), name: name)
+    case .environment: .environment(AnyHashable(key), name: name)
     }
   }
 }

@@ -28,14 +28,17 @@ public struct EnvironmentKeys: Sendable {
 public struct EnvironmentStorage<Value: Sendable>: Sendable {
   /// The value read when no model on the way to the root has set one.
   public let defaultValue: Value
+  /// The key's name in messages: the name of the property that declares it.
+  public let name: String
 
   /// A key whose value is `defaultValue` until a model or one of its ancestors sets it.
   ///
   /// ```swift
   /// var isLoggedIn: EnvironmentStorage<Bool> { .init(defaultValue: false) }
   /// ```
-  public init(defaultValue: Value) {
+  public init(defaultValue: Value, name: String = #function) {
     self.defaultValue = defaultValue
+    self.name = name
   }
 }
 
@@ -59,10 +62,11 @@ public struct ModelEnvironment<M: Model>: Sendable {
   public subscript<Value: Sendable>(dynamicMember key: KeyPath<EnvironmentKeys, EnvironmentStorage<Value>>) -> Value {
     get {
       let storage = EnvironmentKeys()[keyPath: key]  // user code: before the lock is taken
-      return (node.context.readStorage(.environment(AnyHashable(key))) as? Value) ?? storage.defaultValue
+      return (node.context.readStorage(.environment(AnyHashable(key), name: storage.name)) as? Value) ?? storage.defaultValue
     }
     nonmutating set {
-      node.context.writeStorage(.environment(AnyHashable(key)), newValue)
+      let storage = EnvironmentKeys()[keyPath: key]
+      node.context.writeStorage(.environment(AnyHashable(key), name: storage.name), newValue)
     }
   }
 }
@@ -82,6 +86,6 @@ extension ModelNode {
   /// node.removeEnvironment(\.isLoggedIn)
   /// ```
   public func removeEnvironment<Value: Sendable>(_ key: KeyPath<EnvironmentKeys, EnvironmentStorage<Value>>) {
-    context.writeStorage(.environment(AnyHashable(key)), nil)
+    context.writeStorage(.environment(AnyHashable(key), name: EnvironmentKeys()[keyPath: key].name), nil)
   }
 }

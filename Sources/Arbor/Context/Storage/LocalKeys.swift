@@ -27,14 +27,17 @@ public struct LocalKeys: Sendable {
 public struct LocalStorage<Value: Sendable>: Sendable {
   /// The value read while the model has not set one.
   public let defaultValue: Value
+  /// The key's name in messages: the name of the property that declares it.
+  public let name: String
 
   /// A key whose value is `defaultValue` until the model sets it.
   ///
   /// ```swift
   /// var isEditing: LocalStorage<Bool> { .init(defaultValue: false) }
   /// ```
-  public init(defaultValue: Value) {
+  public init(defaultValue: Value, name: String = #function) {
     self.defaultValue = defaultValue
+    self.name = name
   }
 }
 
@@ -56,10 +59,11 @@ public struct ModelLocalValues<M: Model>: Sendable {
   public subscript<Value: Sendable>(dynamicMember key: KeyPath<LocalKeys, LocalStorage<Value>>) -> Value {
     get {
       let storage = LocalKeys()[keyPath: key]  // user code: before the lock is taken
-      return (node.context.readStorage(.local(AnyHashable(key))) as? Value) ?? storage.defaultValue
+      return (node.context.readStorage(.local(AnyHashable(key), name: storage.name)) as? Value) ?? storage.defaultValue
     }
     nonmutating set {
-      node.context.writeStorage(.local(AnyHashable(key)), newValue)
+      let storage = LocalKeys()[keyPath: key]
+      node.context.writeStorage(.local(AnyHashable(key), name: storage.name), newValue)
     }
   }
 }
@@ -78,6 +82,6 @@ extension ModelNode {
   /// node.removeLocal(\.isEditing)
   /// ```
   public func removeLocal<Value: Sendable>(_ key: KeyPath<LocalKeys, LocalStorage<Value>>) {
-    context.writeStorage(.local(AnyHashable(key)), nil)
+    context.writeStorage(.local(AnyHashable(key), name: LocalKeys()[keyPath: key].name), nil)
   }
 }

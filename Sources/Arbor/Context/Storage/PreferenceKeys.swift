@@ -33,6 +33,8 @@ public struct PreferenceStorage<Value: Sendable>: Sendable {
   /// Folds one contribution into the accumulated value. Runs on the reading thread,
   /// never under a tree lock.
   public let reduce: @Sendable (inout Value, Value) -> Void
+  /// The key's name in messages: the name of the property that declares it.
+  public let name: String
 
   /// A key reduced from `defaultValue` with `reduce`, over the contributions of a model
   /// and its descendants (the model first, then its descendants depth first).
@@ -40,8 +42,9 @@ public struct PreferenceStorage<Value: Sendable>: Sendable {
   /// ```swift
   /// var totalCount: PreferenceStorage<Int> { .init(defaultValue: 0) { $0 += $1 } }
   /// ```
-  public init(defaultValue: Value, reduce: @escaping @Sendable (inout Value, Value) -> Void) {
+  public init(defaultValue: Value, name: String = #function, reduce: @escaping @Sendable (inout Value, Value) -> Void) {
     self.defaultValue = defaultValue
+    self.name = name
     self.reduce = reduce
   }
 }
@@ -68,13 +71,14 @@ public struct ModelPreferences<M: Model>: Sendable {
   public subscript<Value: Sendable>(dynamicMember key: KeyPath<PreferenceKeys, PreferenceStorage<Value>>) -> Value {
     get {
       let storage = PreferenceKeys()[keyPath: key]  // user code: before the lock is taken
-      let contributions = node.context.collectPreferences(.preference(AnyHashable(key)))
+      let contributions = node.context.collectPreferences(.preference(AnyHashable(key), name: storage.name))
       var value = storage.defaultValue
       for case let contribution as Value in contributions { storage.reduce(&value, contribution) }
       return value
     }
     nonmutating set {
-      node.context.writeStorage(.preference(AnyHashable(key)), newValue)
+      let storage = PreferenceKeys()[keyPath: key]
+      node.context.writeStorage(.preference(AnyHashable(key), name: storage.name), newValue)
     }
   }
 }
@@ -93,6 +97,6 @@ extension ModelNode {
   /// node.removePreference(\.totalCount)
   /// ```
   public func removePreference<Value: Sendable>(_ key: KeyPath<PreferenceKeys, PreferenceStorage<Value>>) {
-    context.writeStorage(.preference(AnyHashable(key)), nil)
+    context.writeStorage(.preference(AnyHashable(key), name: PreferenceKeys()[keyPath: key].name), nil)
   }
 }

@@ -8,12 +8,12 @@ let firstStorageSlot = -1_000_000
 /// ``ContextKeys``).
 enum StorageKey: Hashable {
   /// A value of the model itself (`node.local`, or a local `node.context` key).
-  case local(AnyHashable)
+  case local(AnyHashable, name: String)
   /// A value that flows to the descendants (`node.environment`, or an environment
   /// `node.context` key).
-  case environment(AnyHashable)
+  case environment(AnyHashable, name: String)
   /// A preference contribution (`node.preference`).
-  case preference(AnyHashable)
+  case preference(AnyHashable, name: String)
 
   /// The kind of value, for testers and `observeModifications`.
   var kind: StorageKind {
@@ -25,16 +25,11 @@ enum StorageKey: Hashable {
   }
 
   /// `local.isEditing`, `environment.theme`, `preference.totalCount`: the kind, then the
-  /// key's name as its key path spells it.
+  /// name of the property that declares the key.
   var name: String {
-    let keyPath: AnyHashable
     switch self {
-    case .local(let key), .environment(let key), .preference(let key): keyPath = key
+    case .local(_, let name), .environment(_, let name), .preference(_, let name): "\(kind.rawValue).\(name)"
     }
-    var text = String(describing: keyPath.base)
-    // `\LocalKeys.isEditing` → `isEditing`
-    if text.hasPrefix("\\"), let dot = text.firstIndex(of: ".") { text = String(text[text.index(after: dot)...]) }
-    return "\(kind.rawValue).\(text)"
   }
 }
 
