@@ -15,10 +15,42 @@ struct CoreBenchmarks {
   let divisor: Int
 
   func run() async {
+    propertyReads()
     await propertyWrites()
     await commitCost()
     memory()
     appends()
+  }
+
+  // MARK: 0. Property reads
+
+  /// Reads of an anchored model's property, next to reads of an `@Observable` object's;
+  /// and the same reads while a recorded-state evaluation (`.transitions` in tests) is in
+  /// force on the reading thread, for other models.
+  func propertyReads() {
+    let reads = 2_000_000 / divisor
+    var report = Report("Tracked property read (ns per read; \(reads) reads, best of 3)")
+    report.row("workload", "Arbor", "Observation", "Arbor / Observation")
+    let model = SmallModel(value: 1).withAnchor()
+    let object = SmallObservable()
+    object.value = 1
+    var sum = 0
+    let arbor = Measure.best(of: 3) {
+      for _ in 0..<reads { sum &+= model.value }
+    } / Double(reads)
+    let observation = Measure.best(of: 3) {
+      for _ in 0..<reads { sum &+= object.value }
+    } / Double(reads)
+    report.row("read", format(arbor, "ns"), format(observation, "ns"), ratio(arbor, observation))
+    let other = SmallModel().withAnchor()
+    let recorded = HistoricalReads.reading([RecordedStates.Key(other): 0]) {
+      Measure.best(of: 3) {
+        for _ in 0..<reads { sum &+= model.value }
+      } / Double(reads)
+    }
+    report.row("read, recorded states in force", format(recorded, "ns"), format(observation, "ns"), ratio(recorded, observation))
+    report.print()
+    if sum == 42 { print("") }  // keeps the reads
   }
 
   // MARK: 1. Property writes with one active observer

@@ -142,7 +142,7 @@ extension ModelTree {
       root.childTable = nil
       for entry in table.entries {
         for child in entry.children {
-          child.parentLinks.removeOrphaned()
+          if child.parentLinks.removeOrphaned() > 0 { child.collectParentObservers(into: &work.observers) }
           if child.parentLinks.isEmpty && child.lifetime == .anchored { destruct(child, into: &work) }
         }
       }

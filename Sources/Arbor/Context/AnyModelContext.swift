@@ -55,9 +55,13 @@ public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded
   // MARK: Type-specific behaviour, provided by ModelContext<M>.
 
   var typeName: String { fatalError("abstract") }
+  /// The model's type (`observeModifications(where:)` tests it).
+  var modelType: any Model.Type { fatalError("abstract") }
   var propertyCount: Int { fatalError("abstract") }
   func propertyName(_ index: Int) -> String { fatalError("abstract") }
   func visitChildren(property: Int, into visitor: inout ModelVisitor) { fatalError("abstract") }
+  /// A copy of the whole state (`M._$State`), for recorded states. Lock held.
+  func anyStateCopy() -> any Sendable { fatalError("abstract") }
 
   // MARK: Locking
 

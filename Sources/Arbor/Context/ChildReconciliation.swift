@@ -34,11 +34,13 @@ extension AnyModelContext {
     var children = ContiguousArray<AnyModelContext>()
     children.reserveCapacity(visitor.found.count)
     for found in visitor.found {
-      if let child = link(found.model, property: property, position: ChildPosition(found.components), tree: tree) {
+      if let child = link(found.model, property: property, position: ChildPosition(found.components), tree: tree, notifying: false) {
         children.append(child)
       }
     }
     table.entries[slot].children = children
+    // A model still held (at the same or another place of the property) kept its parent.
+    noteParentChanges(removed: oldChildren, added: children, tree: tree)
     guard !paths.isEmpty else { return }
     let name = propertyName(property)
     switch old.json {
@@ -87,11 +89,13 @@ extension AnyModelContext {
 
     // First every link that moves or goes is removed, then the new ones are made, so that a
     // model held at several indices of this array is never confused with itself.
+    var removed: [AnyModelContext] = []
     for offset in (0..<oldMiddle.count).reversed() where !isKept[offset] {
       let index = prefix + offset
       let child = table.entries[slot].children[index]
       child.parentLinks.remove(parent: self, property: property, index: index)
       if child.parentLinks.isEmpty { tree.pendingDetached.append(child) }
+      removed.append(child)
       record(.remove(index: index))
     }
     var moved: [(AnyModelContext, Int)] = []
@@ -113,6 +117,7 @@ extension AnyModelContext {
     }
     var middle = ContiguousArray<AnyModelContext>()
     middle.reserveCapacity(newMiddle.count)
+    var added: [AnyModelContext] = []
     for (newOffset, oldOffset) in keptOld.enumerated() {
       if let oldOffset {
         middle.append(table.entries[slot].children[prefix + oldOffset])
@@ -120,25 +125,36 @@ extension AnyModelContext {
       }
       let index = prefix + newOffset
       let model = array._$model(at: index)
-      if let child = link(model, property: property, position: .index(index), tree: tree) {
+      if let child = link(model, property: property, position: .index(index), tree: tree, notifying: false) {
         middle.append(child)
+        added.append(child)
       }
       record(.insert(index: index, value: model))
     }
     table.entries[slot].children.replaceSubrange(oldMiddle, with: middle)
+    // Moves (kept elements at new indices) are not parent changes.
+    noteParentChanges(removed: removed, added: added, tree: tree)
   }
 
   /// Links a child found in `property` and, if it is new to the tree, anchors it and its
   /// subtree (queued for activation, parents first). Returns the child's context, or nil
   /// when the model cannot join this tree.
+  ///
+  /// With `notifying`, the child's parent change is recorded (see `parentsDidChange`);
+  /// callers that relink models they just unlinked pass false and record the net changes.
   @discardableResult
-  final func link(_ model: any Model, property: Int, position: ChildPosition, tree: ModelTree) -> AnyModelContext? {
+  final func link(
+    _ model: any Model, property: Int, position: ChildPosition, tree: ModelTree, notifying: Bool = true
+  ) -> AnyModelContext? {
     let child = model._$anyContext
     guard child.canJoin(tree) else { return nil }
     child.parentLinks.append(ParentLink(parent: self, property: property, position: position))
     if child.lifetime != .anchored {
       tree.adoptSubtree(model)
     }
+    // After the adoption: a model new to the tree is guarded by the tree's lock only once
+    // it is published.
+    if notifying { child.parentsDidChange(in: tree) }
     return child
   }
 
@@ -194,6 +210,7 @@ extension ModelTree {
             child.lifetime = .anchored
             adopted.append(found.model)
           }
+          child.parentsDidChange(in: self)
         }
       }
       stack.append(contentsOf: adopted.reversed())

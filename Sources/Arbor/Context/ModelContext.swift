@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The context of one model: its typed state plus everything in ``AnyModelContext``.
 ///
 /// Generated accessors call the `_$` methods; user code reaches the context through
@@ -19,6 +21,7 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
   }
 
   override var typeName: String { M._$typeName }
+  override var modelType: any Model.Type { M.self }
   override var propertyCount: Int { M._$propertyCount }
   override func propertyName(_ index: Int) -> String { M._$propertyName(index) }
 
@@ -39,16 +42,25 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
   public func _$get<V>(_ property: Int, _ read: (M._$State) -> V?) -> V {
     let lock = _lockForAccess()
     _trackRead(property)
-    let value = read(_state)
+    let value = HistoricalReads.activeOverrides.load(ordering: .relaxed) == 0 ? read(_state) : read(_historicalState() ?? _state)
     lock.unlock()
     guard let value else { _missingValue(property) }
     return value
+  }
+
+  /// The recorded state this thread reads instead of the live one (see ``HistoricalReads``),
+  /// if any. Lock held.
+  @usableFromInline
+  func _historicalState() -> M._$State? {
+    HistoricalReads.current?.states[ObjectIdentifier(self)] as? M._$State
   }
 
   /// A copy of the whole state, read under the lock.
   func stateCopy() -> M._$State {
     withLock { _state }
   }
+
+  override func anyStateCopy() -> any Sendable { _state }
 
   /// The state to encode, read under the lock. Generated `encode(to:)` calls it.
   public func _$stateForEncoding() -> M._$State {

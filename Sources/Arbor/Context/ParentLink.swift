@@ -72,6 +72,15 @@ enum ParentLinks {
     }
   }
 
+  /// Calls `body` with each link, in order.
+  func forEach(_ body: (ParentLink) throws -> Void) rethrows {
+    switch self {
+    case .none: return
+    case .one(let link): try body(link)
+    case .many(let links): for link in links { try body(link) }
+    }
+  }
+
   func contains(parent: AnyModelContext, property: Int) -> Bool {
     switch self {
     case .none: return false
@@ -109,15 +118,21 @@ enum ParentLinks {
     }
   }
 
-  /// Removes the links whose parent is gone.
-  mutating func removeOrphaned() {
+  /// Removes the links whose parent is gone; returns how many were removed.
+  @discardableResult
+  mutating func removeOrphaned() -> Int {
     switch self {
-    case .none: return
-    case .one(let link): if link.parent == nil { self = .none }
+    case .none: return 0
+    case .one(let link):
+      guard link.parent == nil else { return 0 }
+      self = .none
+      return 1
     case .many(var links):
       self = .none
+      let before = links.count
       links.removeAll { $0.parent == nil }
       self = links.isEmpty ? .none : links.count == 1 ? .one(links[0]) : .many(links)
+      return before - links.count
     }
   }
 

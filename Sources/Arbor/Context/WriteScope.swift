@@ -28,6 +28,7 @@ extension AnyModelContext {
     }
     return tree._withUnsafeGuaranteedRef { tree in
       tree.depth += 1
+      if tree.stateCaptures > 0 { tree.captureStateBefore(self) }
       return _WriteScope(lock: lock.takeUnretainedValue(), tree: tree)
     }
   }

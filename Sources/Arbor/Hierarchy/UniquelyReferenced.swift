@@ -18,6 +18,28 @@ extension AnyModelContext {
 }
 
 extension ModelNode {
+  /// Whether the model has at most one place in its tree: `true` when it has one owner (or
+  /// none yet), `false` while it is shared (held by several parents, or twice by one).
+  ///
+  /// It participates in observation like a property: read inside `Observed { }`,
+  /// `node.memoize { }` or `node.onChange(of:)`, it re-fires when the model becomes
+  /// shared or exclusive again, including when another parent holding it is removed.
+  ///
+  /// ```swift
+  /// func onActivate() {
+  ///   node.onChange(of: node.isUniquelyReferenced, initial: true) { _, isExclusive in
+  ///     isEditable = isExclusive
+  ///   }
+  /// }
+  /// ```
+  public var isUniquelyReferenced: Bool {
+    let context = self.context
+    return context.withLock {
+      context._trackRead(AnyModelContext.parentsSlot)
+      return context.isUniquelyReferenced
+    }
+  }
+
   /// `true` while the model has exactly one place in the tree, `false` while it is shared
   /// (held by several parents, or twice by one): the current value first, then each
   /// change, consecutive duplicates removed. Ends when the iterating task is cancelled, or

@@ -11,6 +11,9 @@ package struct ModificationBatch: Sendable {
   package let storage: [StorageModification]
   /// The models that gained or lost a parent, each once, in order.
   let parentChanges: [AnyModelContext]
+  /// The states of the written models before and after, while states are captured
+  /// (``ModelAnchor/captureStates()``) and the transaction changed state.
+  package var states: RecordedStates? = nil
 
   var isEmpty: Bool { changes.isEmpty && storage.isEmpty && parentChanges.isEmpty }
 }
@@ -63,6 +66,7 @@ extension ModelTree {
   func takeModifications(changes: [Change], revision: UInt64) -> ModificationBatch? {
     guard recordsModifications, !changes.isEmpty || !pendingModifications.isEmpty else {
       pendingModifications = []
+      capturedBefore = [:]
       return nil
     }
     var storage: [StorageModification] = []
@@ -79,7 +83,25 @@ extension ModelTree {
       }
     }
     pendingModifications = []
-    return ModificationBatch(revision: revision, changes: changes, storage: storage, parentChanges: parents)
+    return ModificationBatch(
+      revision: revision, changes: changes, storage: storage, parentChanges: parents, states: takeCapturedStates(changed: !changes.isEmpty))
+  }
+
+  /// Notes the state of `context` before the first write of the transaction to it. Lock held.
+  func captureStateBefore(_ context: AnyModelContext) {
+    guard context.lifetime == .anchored else { return }
+    let key = RecordedStates.Key(context: context)
+    if capturedBefore[key] == nil { capturedBefore[key] = context.anyStateCopy() }
+  }
+
+  /// The captured states of the transaction being committed, with each model's state now;
+  /// nil when it changed nothing. Lock held.
+  func takeCapturedStates(changed: Bool) -> RecordedStates? {
+    defer { capturedBefore = [:] }
+    guard changed, !capturedBefore.isEmpty else { return nil }
+    var after: [RecordedStates.Key: any Sendable] = [:]
+    for key in capturedBefore.keys { after[key] = key.context.anyStateCopy() }
+    return RecordedStates(before: capturedBefore, after: after)
   }
 }
 
@@ -88,5 +110,26 @@ extension ModelAnchor {
   /// as the returned tap is kept. Testers use it for the storage categories of exhaustivity.
   package func tapModifications(_ body: @escaping @Sendable (ModificationBatch) -> Void) -> ModificationTap {
     tree.tapModifications(body)
+  }
+
+  /// Makes the modification taps' batches carry the states of the models each transaction
+  /// wrote (``ModificationBatch/states``), for as long as the returned value is kept.
+  package func captureStates() -> StateCapture {
+    tree.lock.withLock { tree.stateCaptures += 1 }
+    return StateCapture(tree: tree)
+  }
+}
+
+/// Keeps state capture on (see ``ModelAnchor/captureStates()``).
+package final class StateCapture: Sendable {
+  private let tree: ModelTree
+
+  init(tree: ModelTree) { self.tree = tree }
+
+  deinit {
+    tree.lock.withLock {
+      tree.stateCaptures -= 1
+      if tree.stateCaptures == 0 { tree.capturedBefore = [:] }
+    }
   }
 }

@@ -10,8 +10,11 @@ public struct AnyModifications: AsyncSequence, Sendable {
 extension Model {
   /// Emits once for every committed transaction that changed any state of this model or
   /// of its descendants (a `node.transaction` with many writes is one emission). Emissions
-  /// a consumer has not taken yet are coalesced into one. Ends when the iterating task is
+  /// a consumer has not taken yet are coalesced into one. Writes to properties excluded
+  /// with `node.excludeFromModifications` do not count. Ends when the iterating task is
   /// cancelled; a model that is not anchored yet emits nothing and ends at once.
+  ///
+  /// ``observeModifications(scope:kinds:where:)`` narrows it by scope, kind and type.
   ///
   /// ```swift
   /// func onActivate() {
@@ -31,7 +34,9 @@ extension Model {
         continuation.yield()
         return
       }
-      if context.isTouched(by: changeSet) { continuation.yield() }
+      // Writes of properties excluded with `node.excludeFromModifications` do not count.
+      guard let relevant = context.withoutExcludedChanges(changeSet) else { return }
+      if context.isTouched(by: relevant) { continuation.yield() }
     }
     continuation.onTermination = { _ in listener.cancel() }
     return AnyModifications(stream: stream)

@@ -53,8 +53,16 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   @exclusivity(unchecked) private var modificationTaps: [Int: @Sendable (ModificationBatch) -> Void] = [:]
   /// Storage writes and parent changes of the open transaction, noted while someone listens.
   @exclusivity(unchecked) var pendingModifications: [ModificationRecord] = []
+  /// How many testers capture the states of written models (`.transitions`).
+  @exclusivity(unchecked) var stateCaptures = 0
+  /// The states of the models written in the open transaction, before their first write.
+  @exclusivity(unchecked) var capturedBefore: [RecordedStates.Key: any Sendable] = [:]
   /// Whether modifications are noted (someone listens).
   var recordsModifications: Bool { !modificationTaps.isEmpty }
+  /// The properties whose writes `observeModifications` and `observeAnyModification`
+  /// ignore, by model (`node.excludeFromModifications`); an entry goes when its model is
+  /// destructed.
+  @exclusivity(unchecked) var excludedFromModifications: [ModelID: Set<String>] = [:]
   /// Undo tracking (`node.trackUndo`, `node.undoSystem`); nil until first used.
   @exclusivity(unchecked) var undo: UndoRecorder?
   @exclusivity(unchecked) private var eventSubscribers: [Int: Subscription<EmittedEvent>] = [:]
@@ -85,6 +93,7 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
     let undoToDeliver = undo?.didCommit(changed: changedInTransaction, changes: pendingChanges) ?? false
     let modifications = recordsModifications
       ? takeModifications(changes: changedInTransaction ? pendingChanges : [], revision: changedInTransaction ? revision + 1 : revision).map { (Array(modificationTaps.values), $0) } : nil
+    if !capturedBefore.isEmpty { capturedBefore = [:] }
     if changedInTransaction {
       revision += 1
       if isRecording {
@@ -140,9 +149,13 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   /// Marks `context` and every descendant no longer reachable as destructed, parents first.
   func destruct(_ context: AnyModelContext, into work: inout PostCommitWork) {
     var stack: [AnyModelContext] = [context]
+    // The children that lost a link to a destructed parent: their parent observers wake,
+    // with the commit's other observers (or, when the tree is torn down, with its work).
+    var lostParent: [AnyModelContext] = []
     while let current = stack.popLast() {
       current.lifetime = .destructed
       modelsByID[current.id] = nil
+      if !excludedFromModifications.isEmpty { excludedFromModifications[current.id] = nil }
       work.deactivations.append(current)
       guard let table = current.childTable else { continue }
       current.childTable = nil
@@ -150,7 +163,7 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
       var seen: Set<ObjectIdentifier> = []
       for entry in table.entries {
         for child in entry.children {
-          child.parentLinks.removeAll(parent: current, property: entry.property)
+          if child.parentLinks.removeAll(parent: current, property: entry.property) > 0 { lostParent.append(child) }
           if child.parentLinks.isEmpty && child.lifetime == .anchored && seen.insert(ObjectIdentifier(child)).inserted {
             orphans.append(child)
           }
@@ -158,6 +171,14 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
       }
       stack.append(contentsOf: orphans.reversed())
     }
+    guard !lostParent.isEmpty else { return }
+    // In a commit the root is anchored, and the pending observers are taken after this.
+    if root?.lifetime == .anchored {
+      for child in lostParent { child.collectParentObservers(into: &pendingObservers) }
+    } else {
+      for child in lostParent { child.collectParentObservers(into: &work.observers) }
+    }
+    work.addParentChanges(lostParent)
   }
 
   /// The issues found under the lock so far, as work to run once it is released. Lock held.

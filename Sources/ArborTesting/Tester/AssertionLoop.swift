@@ -18,6 +18,24 @@ extension AssertionLedger {
   package var hasRecordedEverything: Bool { true }
 }
 
+/// One recorded write an `expect` block can be evaluated at (`.transitions`): the states
+/// of the models as of that write, and the write's place in the ledger's records.
+package struct TransitionPoint: Sendable {
+  package let states: [RecordedStates.Key: any Sendable]
+  package let sequence: Int
+}
+
+/// A ledger that checks `.transitions`.
+package protocol TransitionLedger: AssertionLedger {
+  /// Whether consecutive blocks must match recorded writes in order.
+  var checksTransitions: Bool { get }
+  /// The recorded writes not yet matched, after the last one a block matched, in order.
+  func transitionPoints() -> [TransitionPoint]
+  /// Consumes, for what `reads` looked at, the changes up to `sequence`, and the events;
+  /// returns the properties that changed more than once in that span, described.
+  func consumeTransition(reads: Set<RecordedRead>, upTo sequence: Int, events: Set<Int>) -> [String]
+}
+
 /// A source location, as the failure messages of a tester use it.
 package struct TesterLocation: Sendable {
   package let fileID: StaticString
@@ -48,10 +66,19 @@ package enum AssertionLoop {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: timeout)
     while true {
+      if let transitions = ledger as? any TransitionLedger, transitions.checksTransitions, ledger.hasRecordedEverything,
+        matchTransition(transitions, location: location, predicates)
+      {
+        return
+      }
       let scope = AssertionScope(tester: ledger)
       let (results, reads) = AssertionScope.$current.withValue(scope) { ReadRecording.recording(predicates) }
       if results.allSatisfy(\.passed), ledger.hasRecordedEverything {
-        ledger.consume(reads: reads, events: scope.claimedEvents)
+        if let transitions = ledger as? any TransitionLedger, transitions.checksTransitions {
+          report(skipped: transitions.consumeTransition(reads: reads, upTo: .max, events: scope.claimedEvents), at: location)
+        } else {
+          ledger.consume(reads: reads, events: scope.claimedEvents)
+        }
         for call in scope.claimedProbeCalls { call.probe.consume(call.index) }
         return
       }
@@ -64,6 +91,32 @@ package enum AssertionLoop {
       }
       try? await Task.sleep(for: .milliseconds(2))
     }
+  }
+
+  /// Evaluates `predicates` as of each recorded write not yet matched, in order; at the
+  /// first where all hold, consumes what they read up to that write (reporting properties
+  /// that changed more than once on the way) and returns true.
+  private static func matchTransition(
+    _ ledger: any TransitionLedger, location: TesterLocation, _ predicates: () -> [AssertionPredicate]
+  ) -> Bool {
+    for point in ledger.transitionPoints() {
+      let scope = AssertionScope(tester: ledger)
+      let (results, reads) = HistoricalReads.reading(point.states) {
+        AssertionScope.$current.withValue(scope) { ReadRecording.recording(predicates) }
+      }
+      guard results.allSatisfy(\.passed) else { continue }
+      report(skipped: ledger.consumeTransition(reads: reads, upTo: point.sequence, events: scope.claimedEvents), at: location)
+      for call in scope.claimedProbeCalls { call.probe.consume(call.index) }
+      return true
+    }
+    return false
+  }
+
+  private static func report(skipped: [String], at location: TesterLocation) {
+    guard !skipped.isEmpty else { return }
+    location.report(
+      "expect (.transitions): the block held only after what it read changed more than once; expect each value in order:\n"
+        + skipped.map { "  " + $0 }.joined(separator: "\n"))
   }
 
   /// Evaluates `value` every 2 ms until it is not nil (then consumes what it read and

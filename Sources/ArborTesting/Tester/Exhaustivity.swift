@@ -30,7 +30,21 @@ public struct Exhaustivity: OptionSet, Sendable, Hashable {
   /// model or an ancestor) by a passing `assert`/`expect`.
   public static let preference = Exhaustivity(rawValue: 1 << 6)
 
-  /// Everything: the default.
+  /// Opt-in: consecutive `expect` blocks must match the recorded writes in order. Each
+  /// block is evaluated as of each recorded write in turn, from the one the previous block
+  /// matched; a block that holds only after a property it reads changed more than once
+  /// fails, naming the values it skipped. Not part of ``full``.
+  ///
+  /// ```swift
+  /// @Test(.modelTesting(.adding(.transitions))) func loading() async {
+  ///   model.load()
+  ///   await expect(model.isLoading == true)
+  ///   await expect { model.isLoading == false; model.title == "loaded" }
+  /// }
+  /// ```
+  public static let transitions = Exhaustivity(rawValue: 1 << 7)
+
+  /// Everything but ``transitions``: the default.
   public static let full: Exhaustivity = [.state, .events, .tasks, .probes, .local, .environment, .preference]
   /// Nothing.
   public static let off: Exhaustivity = []

@@ -14,6 +14,8 @@ package final class TesterLedger: Sendable {
     let before: String?
     let value: String
     let revision: UInt64
+    /// The followed tree it happened in (its index).
+    let tree: Int
     /// Its place among everything the ledger recorded (see ``Mark``).
     var sequence = 0
   }
@@ -46,6 +48,8 @@ package final class TesterLedger: Sendable {
     var activity: UInt64 = 0
     /// The sequence number of the next change or storage write recorded.
     var nextSequence = 0
+    /// The sequence number of the last change an `expect` matched (`.transitions`).
+    var cursor = -1
   }
 
   private let state: PthreadLocked<State>
@@ -65,8 +69,11 @@ package final class TesterLedger: Sendable {
 
   /// Starts following a tree: its change sets, events and storage writes from now on.
   package func follow<Root: Model>(_ anchor: ModelAnchor<Root>) {
-    let follower = TreeFollower(anchor: anchor, ledger: self)
-    trees.withLock { $0.append(follower) }
+    trees.withLock { trees in
+      let follower = TreeFollower(
+        anchor: anchor, index: trees.count, capturingStates: exhaustivity.contains(.transitions), ledger: self)
+      trees.append(follower)
+    }
   }
 
   /// Stops following every tree and lets their anchors go (which ends `withAnchor()` trees).
@@ -161,6 +168,7 @@ package final class TesterLedger: Sendable {
       if categories.contains(.state) {
         state.changes = []
         state.overflowed = false
+        state.cursor = state.nextSequence - 1
       }
       state.storage.removeAll { categories.contains(Exhaustivity($0.kind)) }
       if categories.contains(.events) { state.events = [] }
@@ -271,6 +279,40 @@ extension TesterLedger: AssertionLedger {
       let state = states.first { $0.pointer(toObjectWithID: read.modelID.description) != nil }
       return TesterReport.describe([read], in: state, missing: "(not state)")[0]
     }.sorted()
+  }
+}
+
+extension TesterLedger: TransitionLedger {
+  package var checksTransitions: Bool { exhaustivity.contains(.transitions) }
+
+  package func transitionPoints() -> [TransitionPoint] {
+    let (changes, cursor) = withLock { ($0.changes, $0.cursor) }
+    let trees = self.trees.withLock { $0 }
+    // One point per revision of a tree, at its last change.
+    var points: [(tree: Int, revision: UInt64, sequence: Int)] = []
+    for change in changes where change.sequence > cursor {
+      if let last = points.last, last.tree == change.tree, last.revision == change.revision {
+        points[points.count - 1].sequence = change.sequence
+      } else {
+        points.append((change.tree, change.revision, change.sequence))
+      }
+    }
+    return points.compactMap { point in
+      guard trees.indices.contains(point.tree) else { return nil }
+      return TransitionPoint(states: trees[point.tree].states(atRevision: point.revision), sequence: point.sequence)
+    }
+  }
+
+  package func consumeTransition(reads: Set<RecordedRead>, upTo sequence: Int, events: Set<Int>) -> [String] {
+    withLock { state in
+      let taken = state.changes.filter { $0.sequence <= sequence && reads.contains($0.read) }
+      state.changes.removeAll { $0.sequence <= sequence && reads.contains($0.read) }
+      state.storage.removeAll { reads.contains($0.read) }
+      state.events.removeAll { events.contains($0.id) }
+      if let last = taken.last { state.cursor = max(state.cursor, last.sequence) }
+      let repeated = Dictionary(grouping: taken, by: \.read).filter { $0.value.count > 1 }
+      return Self.group(taken.filter { repeated[$0.read] != nil })
+    }
   }
 }
 

@@ -11,6 +11,9 @@ protocol FollowedTree: Sendable {
   var hasRecordedEverything: Bool { get }
   /// Exempts the tasks running now from the `.tasks` check.
   func exemptRunningTasks()
+  /// The recorded states of the models written since following began, as of `revision`
+  /// (`.transitions`); models not written since are read live.
+  func states(atRevision revision: UInt64) -> [RecordedStates.Key: any Sendable]
   /// Stops following, and lets the anchor go.
   func stop()
 }
@@ -32,21 +35,29 @@ final class TreeFollower<Root: Model>: FollowedTree {
     let listener: ChangeSetListener
     let events: EventTap
     let modifications: ModificationTap
+    let stateCapture: StateCapture?
   }
 
   private let handles = PthreadLocked<Handles?>(nil)
+  /// The states each transaction left its written models in (`.transitions` only).
+  private let captures = PthreadLocked<[(revision: UInt64, states: RecordedStates)]>([])
   private let mirror = PthreadLocked(Mirror())
   private let exempt = PthreadLocked<Set<Int>>([])
   /// The revision of the last change set recorded.
   private let recorded = PthreadLocked<UInt64>(0)
+  /// The revision when following began.
+  private let startRevision: UInt64
 
-  init(anchor: ModelAnchor<Root>, ledger: TesterLedger) {
+  init(anchor: ModelAnchor<Root>, index: Int, capturingStates: Bool, ledger: TesterLedger) {
     let mirror = self.mirror
     let recorded = self.recorded
+    let captures = self.captures
+    let stateCapture = capturingStates ? anchor.captureStates() : nil
+    startRevision = anchor.revision
     let listener = anchor.listen { delivery in
       switch delivery {
       case .committed(let changeSet):
-        ledger.record(changes: Self.pendingChanges(changeSet, mirror: mirror))
+        ledger.record(changes: Self.pendingChanges(changeSet, tree: index, mirror: mirror))
         recorded.withLock { $0 = max($0, changeSet.revision) }
       case .overflowed:
         ledger.recordOverflow()
@@ -54,9 +65,18 @@ final class TreeFollower<Root: Model>: FollowedTree {
     }
     let events = anchor.tapEvents { ledger.record(event: $0) }
     let modifications = anchor.tapModifications { batch in
+      if let states = batch.states {
+        captures.withLock { captures in
+          // Taps run on committing threads: keep the captures in revision order.
+          let index = captures.lastIndex { $0.revision <= batch.revision }.map { $0 + 1 } ?? 0
+          captures.insert((batch.revision, states), at: index)
+        }
+      }
       if !batch.storage.isEmpty { ledger.record(storage: batch.storage) }
     }
-    handles.withLock { $0 = Handles(anchor: anchor, listener: listener, events: events, modifications: modifications) }
+    handles.withLock {
+      $0 = Handles(anchor: anchor, listener: listener, events: events, modifications: modifications, stateCapture: stateCapture)
+    }
     // The first reading, after the listener is in place: change sets up to its revision
     // are already in it.
     let first = try? anchor.state()
@@ -72,7 +92,7 @@ final class TreeFollower<Root: Model>: FollowedTree {
   }
 
   /// The changes of `changeSet` as pending changes, each with the value it replaced.
-  private static func pendingChanges(_ changeSet: ChangeSet, mirror: PthreadLocked<Mirror>) -> [TesterLedger.PendingChange] {
+  private static func pendingChanges(_ changeSet: ChangeSet, tree: Int, mirror: PthreadLocked<Mirror>) -> [TesterLedger.PendingChange] {
     let befores: [String?] = mirror.withLock { mirror in
       guard mirror.isReady else {
         mirror.queued.append(changeSet)
@@ -90,7 +110,7 @@ final class TreeFollower<Root: Model>: FollowedTree {
       TesterLedger.PendingChange(
         read: RecordedRead(modelID: change.modelID, modelType: change.modelType, property: change.property),
         path: change.valuePath.description, before: index < befores.count ? befores[index] : nil,
-        value: describe(change), revision: changeSet.revision)
+        value: describe(change), revision: changeSet.revision, tree: tree)
     }
   }
 
@@ -118,15 +138,30 @@ final class TreeFollower<Root: Model>: FollowedTree {
   }
 
   var hasRecordedEverything: Bool {
-    guard let anchor = handles.withLock({ $0?.anchor }) else { return true }
+    guard let (anchor, capturing) = handles.withLock({ $0.map { ($0.anchor, $0.stateCapture != nil) } }) else { return true }
     let now = anchor.revision
-    return recorded.withLock { $0 >= now }
+    guard recorded.withLock({ $0 >= now }) else { return false }
+    return !capturing || captures.withLock { ($0.last?.revision ?? 0) >= now } || now == startRevision
   }
 
   var requiredTasks: [String] {
     guard let anchor = handles.withLock({ $0?.anchor }) else { return [] }
     let exempt = self.exempt.withLock { $0 }
     return anchor.requiredTasks.filter { !exempt.contains($0.key) }.sorted { $0.key < $1.key }.map(\.value.description)
+  }
+
+  func states(atRevision revision: UInt64) -> [RecordedStates.Key: any Sendable] {
+    let captures = self.captures.withLock { $0 }
+    var states: [RecordedStates.Key: any Sendable] = [:]
+    // The state after the last write at or before `revision`, else the state before the
+    // first write after it.
+    for capture in captures where capture.revision <= revision {
+      for (key, state) in capture.states.after { states[key] = state }
+    }
+    for capture in captures where capture.revision > revision {
+      for (key, state) in capture.states.before where states[key] == nil { states[key] = state }
+    }
+    return states
   }
 
   func exemptRunningTasks() {

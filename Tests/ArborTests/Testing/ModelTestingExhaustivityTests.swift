@@ -173,3 +173,55 @@ import Testing
     #expect(message.contains("TestedEditor.local.isEditing = true"), "\(message)")
   }
 }
+
+/// What `.transitions` reports.
+@Suite struct ModelTestingTransitionFailureTests {
+  func reported(_ body: () async throws -> Void) async rethrows -> RecordingReporter {
+    let reporter = RecordingReporter()
+    try await withIssueReporters([reporter]) { try await body() }
+    return reporter
+  }
+
+  @Test func anExpectThatSkipsAValueIsReportedWithTheValuesItSkipped() async throws {
+    var expectLine: UInt = 0
+    let reporter = await reported {
+      await withModelTesting(exhaustivity: .full.adding(.transitions)) {
+        let model = TestedEditor().withAnchor()
+        model.load()
+        expectLine = #line + 1
+        await expect { model.isLoading == false; model.title == "loaded" }
+      }
+    }
+    let report = try #require(reporter.reports.first, "one report")
+    #expect(reporter.reports.count == 1, "\(reporter.messages)")
+    #expect(report.message.contains("changed more than once"), "\(report.message)")
+    #expect(report.message.contains("TestedEditor.isLoading at /isLoading: false → true → false"), "\(report.message)")
+    #expect(report.line == expectLine)
+  }
+
+  @Test func withoutTransitionsTheSameExpectPasses() async {
+    let reporter = await reported {
+      await withModelTesting {
+        let model = TestedEditor().withAnchor()
+        model.load()
+        await expect { model.isLoading == false; model.title == "loaded" }
+      }
+    }
+    #expect(reporter.messages.isEmpty, "\(reporter.messages)")
+  }
+
+  @Test func anExpectCannotMatchAWriteBeforeThePreviousOnesMatch() async throws {
+    let reporter = await reported {
+      await withModelTesting(exhaustivity: .full.adding(.transitions)) {
+        let model = TestedEditor().withAnchor()
+        model.load()
+        await expect(model.title == "loaded")  // the second write
+        await expect(model.isLoading == true, timeout: .milliseconds(100))  // the first: too late
+      }
+    }
+    #expect(reporter.messages.contains { $0.contains("assert: not every predicate held") }, "\(reporter.messages)")
+    #expect(
+      reporter.messages.contains { $0.contains("TestedEditor.isLoading at /isLoading: false → true → false") },
+      "the unmatched writes are left over: \(reporter.messages)")
+  }
+}

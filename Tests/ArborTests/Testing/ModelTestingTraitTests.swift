@@ -116,3 +116,38 @@ struct ModelTestingCompositionTests {
 @Test(.modelTesting(.removing(.tasks))) func aTestOutsideASuiteTakesTheFullSetModified() {
   #expect(ModelTestingScope.current?.ledger.exhaustivity == Exhaustivity.full.removing(.tasks))
 }
+
+/// `.transitions`: consecutive `expect` blocks match the recorded writes in order, even
+/// when the model has moved on by the time the test looks.
+@Suite(.modelTesting(.adding(.transitions))) struct ModelTestingTransitionTests {
+  @Test func eachExpectMatchesTheNextWritesInOrder() async {
+    let model = TestedEditor().withAnchor()
+    model.load()  // isLoading = true, then (at once) title = "loaded", isLoading = false
+    // Loading is over before the first expect looks: it can only hold as of the first write.
+    await expectEventually("the load to finish") { model.isLoading == false && model.title == "loaded" }
+    await expect(model.isLoading == true)
+    await expect {
+      model.isLoading == false
+      model.title == "loaded"
+    }
+  }
+
+  @Test func aRoundTripIsExpectedOneStepAtATime() async {
+    let model = TestedEditor().withAnchor()
+    model.failAndRecover()
+    await expect(model.error == "timeout")
+    await expect(model.error == nil)
+  }
+
+  @Test func eventsAndProbesStillMatchWhateverTheOrder() async {
+    let onSave = TestProbe("onSave")
+    let model = TestedEditor(title: "t", onSave: onSave.call).withAnchor()
+    model.save()
+    model.title = "after"
+    await expect(model.title == "after")
+    await expect {
+      onSave.wasCalled(with: "t")
+      model.didSend(.saved("t"))
+    }
+  }
+}
