@@ -24,9 +24,7 @@ struct CoreBenchmarks {
 
   // MARK: 0. Property reads
 
-  /// Reads of an anchored model's property, next to reads of an `@Observable` object's;
-  /// and the same reads while a recorded-state evaluation (`.transitions` in tests) is in
-  /// force on the reading thread, for other models.
+  /// Reads of an anchored model's property, next to reads of an `@Observable` object's.
   func propertyReads() {
     let reads = 2_000_000 / divisor
     var report = Report("Tracked property read (ns per read; \(reads) reads, best of 3)")
@@ -42,13 +40,6 @@ struct CoreBenchmarks {
       for _ in 0..<reads { sum &+= object.value }
     } / Double(reads)
     report.row("read", format(arbor, "ns"), format(observation, "ns"), ratio(arbor, observation))
-    let other = SmallModel().withAnchor()
-    let recorded = HistoricalReads.reading([RecordedStates.Key(other): 0]) {
-      Measure.best(of: 3) {
-        for _ in 0..<reads { sum &+= model.value }
-      } / Double(reads)
-    }
-    report.row("read, recorded states in force", format(recorded, "ns"), format(observation, "ns"), ratio(recorded, observation))
     report.print()
     if sum == 42 { print("") }  // keeps the reads
   }

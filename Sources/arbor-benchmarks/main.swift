@@ -62,6 +62,8 @@ for suite in selected {
   switch suite {
   case "core":
     await CoreBenchmarks(divisor: quick ? 10 : 1).run()
+  case "reads":
+    CoreBenchmarks(divisor: quick ? 10 : 1).propertyReads()
   case "runtime":
     await RuntimeBenchmarks(divisor: quick ? 10 : 1).run()
   case "snapshots":
@@ -80,6 +82,6 @@ for suite in selected {
     DerivedValueBenchmarks(divisor: quick ? 10 : 1).run()
     await SnapshotBenchmarks(divisor: quick ? 10 : 1).run()
   default:
-    print("unknown suite '\(suite)'; known: core, runtime, derived, snapshots, daemon, store, all")
+    print("unknown suite '\(suite)'; known: core, reads, runtime, derived, snapshots, daemon, store, all")
   }
 }

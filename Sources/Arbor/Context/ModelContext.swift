@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The context of one model: its typed state plus everything in ``AnyModelContext``.
 ///
 /// Generated accessors call the `_$` methods; user code reaches the context through
@@ -41,18 +39,22 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
   @inlinable
   public func _$get<V>(_ property: Int, _ read: (M._$State) -> V?) -> V {
     let lock = _lockForAccess()
-    _trackRead(property)
-    let value = HistoricalReads.activeOverrides.load(ordering: .relaxed) == 0 ? read(_state) : read(_historicalState() ?? _state)
+    if _trackReadAnsweredFromHistory(property) { return _historicalGet(property, read, lock) }
+    let value = read(_state)
     lock.unlock()
     guard let value else { _missingValue(property) }
     return value
   }
 
-  /// The recorded state this thread reads instead of the live one (see ``HistoricalReads``),
-  /// if any. Lock held.
+  /// `_$get` when recorded states answer this thread's reads (see ``HistoricalReads``):
+  /// the recorded state of this model, or the live one. Lock held; releases it.
   @usableFromInline
-  func _historicalState() -> M._$State? {
-    HistoricalReads.current?.states[ObjectIdentifier(self)] as? M._$State
+  func _historicalGet<V>(_ property: Int, _ read: (M._$State) -> V?, _ lock: Unmanaged<TreeLock>) -> V {
+    let recorded = HistoricalReads.current?.states[ObjectIdentifier(self)] as? M._$State
+    let value = read(recorded ?? _state)
+    lock.unlock()
+    guard let value else { _missingValue(property) }
+    return value
   }
 
   /// A copy of the whole state, read under the lock.

@@ -60,9 +60,8 @@ extension PostCommitWork {
     var parents = batch.parentChanges
     var seen = Set(parents.map(ObjectIdentifier.init))
     for context in contexts where seen.insert(ObjectIdentifier(context)).inserted { parents.append(context) }
-    // `parentChanges` is a `let`: the batch is remade, every other field carried over.
-    var extended = ModificationBatch(revision: batch.revision, changes: batch.changes, storage: batch.storage, parentChanges: parents)
-    extended.states = batch.states
+    var extended = batch
+    extended.parentChanges = parents
     modifications = (taps, extended)
   }
 }

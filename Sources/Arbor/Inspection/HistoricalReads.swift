@@ -5,23 +5,21 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// Reads of models' properties answered from recorded states instead of the live ones:
 /// the `.transitions` check of a model test evaluates an `expect` block as of each
 /// recorded write in turn.
 ///
-/// Like ``AccessTracking`` it is a thread-local (the evaluated block is synchronous), and a
-/// process-wide count of active overrides lets every other read skip the lookup.
-@usableFromInline
+/// Like ``AccessTracking`` it is a thread-local (the evaluated block is synchronous). It is
+/// consulted only while the thread's reads are recorded (``ReadRecording``), so that a
+/// read outside any recording pays nothing for it: evaluate the block inside
+/// `ReadRecording.recording`.
 package enum HistoricalReads {
   private static let key: pthread_key_t = {
     var key = pthread_key_t()
     pthread_key_create(&key, nil)
     return key
   }()
-
-  @usableFromInline static let activeOverrides = Atomic<Int>(0)
 
   /// The recorded states in force on this thread, by context.
   final class Override {
@@ -38,11 +36,9 @@ package enum HistoricalReads {
   package static func reading<R>(_ states: [RecordedStates.Key: any Sendable], _ body: () throws -> R) rethrows -> R {
     let override = Override(Dictionary(uniqueKeysWithValues: states.map { ($0.key.identifier, $0.value) }))
     let previous = pthread_getspecific(key)
-    activeOverrides.add(1, ordering: .relaxed)
     pthread_setspecific(key, Unmanaged.passUnretained(override).toOpaque())
     defer {
       pthread_setspecific(key, previous)
-      activeOverrides.subtract(1, ordering: .relaxed)
       withExtendedLifetime(override) {}
     }
     return try body()

@@ -10,7 +10,7 @@ package struct ModificationBatch: Sendable {
   /// The storage writes, in order.
   package let storage: [StorageModification]
   /// The models that gained or lost a parent, each once, in order.
-  let parentChanges: [AnyModelContext]
+  var parentChanges: [AnyModelContext]
   /// The states of the written models before and after, while states are captured
   /// (``ModelAnchor/captureStates()``) and the transaction changed state.
   package var states: RecordedStates? = nil

@@ -49,6 +49,25 @@ extension AnyModelContext {
     observer.didRegister(on: self, property: property)
   }
 
+  /// Registers the recording observer, if any, on `property`, as `_trackRead` does, and
+  /// says whether recorded states answer this thread's reads (see ``HistoricalReads``,
+  /// which is only in force while reads are recorded). Lock held. The generated getters
+  /// call it, so that a read outside any recording pays for one relaxed atomic load.
+  @usableFromInline
+  final func _trackReadAnsweredFromHistory(_ property: Int) -> Bool {
+    guard let observer = AccessTracking.current else { return false }
+    var registered = false
+    for entry in observers where entry.property == property && entry.observer === observer {
+      registered = true
+      break
+    }
+    if !registered {
+      observers.append(ObserverEntry(property: property, observer: observer))
+      observer.didRegister(on: self, property: property)
+    }
+    return HistoricalReads.current != nil
+  }
+
   /// Removes `observer` from `property`. Takes the lock.
   final func unregister(_ observer: AccessObserver, property: Int) {
     withLock {

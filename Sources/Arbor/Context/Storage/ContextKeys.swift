@@ -12,7 +12,7 @@
 /// let enabled = node.context.isFeatureEnabled
 /// ```
 public struct ContextKeys: Sendable {
-  init() {}
+  package init() {}
 }
 
 /// How a context value reaches other models.

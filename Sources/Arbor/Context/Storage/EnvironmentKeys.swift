@@ -14,7 +14,7 @@
 /// This is SwiftModel 1.0's spelling of a ``ContextKeys`` key with
 /// ``ContextPropagation/environment`` propagation.
 public struct EnvironmentKeys: Sendable {
-  init() {}
+  package init() {}
 }
 
 /// The descriptor of one environment key: the value read when neither the model nor any

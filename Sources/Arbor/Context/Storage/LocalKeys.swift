@@ -14,7 +14,7 @@
 /// This is SwiftModel 1.0's spelling of a ``ContextKeys`` key with
 /// ``ContextPropagation/local`` propagation.
 public struct LocalKeys: Sendable {
-  init() {}
+  package init() {}
 }
 
 /// The descriptor of one local key: the value read until the model sets one.

@@ -14,7 +14,7 @@
 /// let total = parent.node.preference.totalCount  // sum over the subtree
 /// ```
 public struct PreferenceKeys: Sendable {
-  init() {}
+  package init() {}
 }
 
 /// The descriptor of one preference key: the value of a subtree without contributions,
