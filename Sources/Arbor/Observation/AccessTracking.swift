@@ -44,6 +44,11 @@ extension AnyModelContext {
   @usableFromInline
   final func _trackRead(_ property: Int) {
     guard let observer = AccessTracking.current else { return }
+    register(observer, on: property)
+  }
+
+  /// Registers `observer` on `property` once. Lock held.
+  private final func register(_ observer: AccessObserver, on property: Int) {
     for entry in observers where entry.property == property && entry.observer === observer { return }
     observers.append(ObserverEntry(property: property, observer: observer))
     observer.didRegister(on: self, property: property)
@@ -56,15 +61,7 @@ extension AnyModelContext {
   @usableFromInline
   final func _trackReadAnsweredFromHistory(_ property: Int) -> Bool {
     guard let observer = AccessTracking.current else { return false }
-    var registered = false
-    for entry in observers where entry.property == property && entry.observer === observer {
-      registered = true
-      break
-    }
-    if !registered {
-      observers.append(ObserverEntry(property: property, observer: observer))
-      observer.didRegister(on: self, property: property)
-    }
+    register(observer, on: property)
     return HistoricalReads.current != nil
   }
 

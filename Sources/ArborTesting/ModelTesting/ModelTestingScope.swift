@@ -32,16 +32,8 @@ package final class ModelTestingScope: AnchoringObserver {
 
   /// Reports what was left unasserted; waits up to half a second for required tasks first.
   private func finish() async {
-    var running: [String] = []
-    if ledger.exhaustivity.contains(.tasks) {
-      let clock = ContinuousClock()
-      let deadline = clock.now.advanced(by: .milliseconds(500))
-      running = ledger.requiredTasks
-      while !running.isEmpty && clock.now < deadline {
-        try? await Task.sleep(for: .milliseconds(2))
-        running = ledger.requiredTasks
-      }
-    }
+    let ledger = self.ledger
+    let running = ledger.exhaustivity.contains(.tasks) ? await AssertionLoop.tasksStillRunning { ledger.requiredTasks } : []
     let sections = ledger.leftovers(runningTasks: running)
     guard !sections.isEmpty else { return }
     report("Exhaustive model test left these unasserted:\n\n" + sections.joined(separator: "\n\n"))

@@ -153,4 +153,15 @@ package enum AssertionLoop {
       usleep(2_000)
     }
   }
+  /// ``tasksStillRunning(_:)`` for an `async` end of a test: waits without blocking a thread.
+  package static func tasksStillRunning(_ running: () -> [String]) async -> [String] {
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: .milliseconds(500))
+    while true {
+      let now = running()
+      if now.isEmpty || clock.now >= deadline { return now }
+      try? await Task.sleep(for: .milliseconds(2))
+    }
+  }
+
 }

@@ -210,9 +210,7 @@ package final class TesterLedger: Sendable {
           }
           .joined(separator: "\n"))
     }
-    if required.contains(.tasks), !runningTasks.isEmpty {
-      sections.append("Tasks still running:\n" + runningTasks.map { "  a task of \($0)" }.joined(separator: "\n"))
-    }
+    if required.contains(.tasks), let tasks = TesterReport.tasksSection(runningTasks) { sections.append(tasks) }
     if required.contains(.probes), let calls = TesterReport.unassertedCalls(of: state.probes) { sections.append(calls) }
     return sections
   }

@@ -17,7 +17,11 @@ package enum TesterReport {
   /// The `.tasks` section: the tasks still running outside activation, after the grace of
   /// ``AssertionLoop/tasksStillRunning(_:)``; nil when there are none.
   package static func runningTasks<Root: Model>(of anchor: ModelAnchor<Root>) -> String? {
-    let running = AssertionLoop.tasksStillRunning { anchor.runningTasks.filter { !$0.isActivationTask }.map(\.description) }
+    tasksSection(AssertionLoop.tasksStillRunning { anchor.runningTasks.filter { !$0.isActivationTask }.map(\.description) })
+  }
+
+  /// The `.tasks` section for the tasks `running` describes; nil when there are none.
+  package static func tasksSection(_ running: [String]) -> String? {
     guard !running.isEmpty else { return nil }
     return "Tasks still running:\n" + running.map { "  a task of \($0)" }.joined(separator: "\n")
   }
