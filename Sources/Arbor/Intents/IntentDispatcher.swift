@@ -10,10 +10,33 @@ import ArborJSON
 /// print(outcome.revision, outcome.result)
 /// ```
 public struct IntentDispatcher<Root: Model>: Sendable {
-  /// What a call returned: the tree's revision once the intent returned, and its result.
+  /// What a call returned: the revision of its own newest commit, and its result.
   public struct Outcome: Sendable, Hashable {
+    /// The newest revision the call committed; when it changed nothing, the tree's revision
+    /// when it returned. Never a revision that another writer committed meanwhile.
     public var revision: UInt64
     public var result: JSONValue
+    /// The first and last revision the call committed (its synchronous part, and with
+    /// ``IntentWait/settled`` the tasks it started); nil when it changed nothing. Other
+    /// writers' revisions may lie between them.
+    public var commits: ClosedRange<UInt64>?
+    /// How many revisions the call committed.
+    public var commitCount: Int
+
+    public init(revision: UInt64, result: JSONValue, commits: ClosedRange<UInt64>? = nil, commitCount: Int = 0) {
+      self.revision = revision
+      self.result = result
+      self.commits = commits
+      self.commitCount = commitCount
+    }
+
+    init(closing trace: CommitTrace, treeRevision: UInt64, result: JSONValue) {
+      if let noted = trace.close() {
+        self.init(revision: noted.last, result: result, commits: noted.first...noted.last, commitCount: noted.count)
+      } else {
+        self.init(revision: treeRevision, result: result)
+      }
+    }
   }
 
   let anchor: ModelAnchor<Root>
@@ -30,12 +53,13 @@ public struct IntentDispatcher<Root: Model>: Sendable {
     _ intent: String, on target: IntentTarget = .root, parameters: JSONValue = [:], wait: IntentWait = .committed
   ) async throws -> Outcome {
     guard let model = try anchor.model.model(at: target) else { throw IntentError.unknownTarget(target.description) }
-    let cause = ChangeCause(intent: intent, target: target.spelling)
+    let trace = CommitTrace()
+    let cause = ChangeCause(intent: intent, target: target.spelling, trace: trace)
     guard wait == .settled else {
       let result = try await ChangeCause.$current.withValue(cause) {
         try await Self.call(intent, on: model, parameters: parameters)
       }
-      return Outcome(revision: anchor.revision, result: result)
+      return Outcome(closing: trace, treeRevision: anchor.revision, result: result)
     }
     let work = IntentWork()
     let result = try await ChangeCause.$current.withValue(cause) {
@@ -44,7 +68,7 @@ public struct IntentDispatcher<Root: Model>: Sendable {
       }
     }
     await work.settled()
-    return Outcome(revision: anchor.revision, result: result)
+    return Outcome(closing: trace, treeRevision: anchor.revision, result: result)
   }
 
   /// Calls a synchronous intent right here, without suspending; returns nil, having done
@@ -61,12 +85,13 @@ public struct IntentDispatcher<Root: Model>: Sendable {
   /// ```
   public func callSynchronously(_ intent: String, on target: IntentTarget = .root, parameters: JSONValue = [:]) throws -> Outcome? {
     guard let model = try anchor.model.model(at: target) else { throw IntentError.unknownTarget(target.description) }
-    let cause = ChangeCause(intent: intent, target: target.spelling)
+    let trace = CommitTrace()
+    let cause = ChangeCause(intent: intent, target: target.spelling, trace: trace)
     let result = try ChangeCause.$current.withValue(cause) {
       try Self.callSynchronously(intent, on: model, parameters: parameters)
     }
     guard let result else { return nil }
-    return Outcome(revision: anchor.revision, result: result)
+    return Outcome(closing: trace, treeRevision: anchor.revision, result: result)
   }
 
   static func call<M: Model>(_ intent: String, on model: M, parameters: JSONValue) async throws -> JSONValue {

@@ -96,8 +96,10 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
     if !capturedBefore.isEmpty { capturedBefore = [:] }
     if changedInTransaction {
       revision += 1
+      let cause = ChangeCause.current
+      cause?.trace?.committed(revision)
       if isRecording {
-        let changeSet = ChangeSet(revision: revision, changes: pendingChanges, cause: ChangeCause.current)
+        let changeSet = ChangeSet(revision: revision, changes: pendingChanges, cause: cause)
         var ended: [Int] = []
         for (id, subscription) in subscribers where !subscription.yield(changeSet) { ended.append(id) }
         for id in ended { subscribers.removeValue(forKey: id) }

@@ -81,11 +81,24 @@ public struct ArborDaemon<Root: Model>: Sendable {
       }
     }
     logger.logLevel = Logger.Level(rawValue: options.logLevel) ?? .info
-    do {
-      try FileManager.default.createDirectory(atPath: paths.stateDirectory, withIntermediateDirectories: true)
-    } catch {
-      throw DaemonStartError("cannot create the state directory \(paths.stateDirectory): \(error)")
+    // The socket first: a daemon refused for a live socket touches nothing in the state
+    // directory. Then the state directory's lock: one daemon owns the state at a time, and
+    // nothing in the directory is opened before it has the lock.
+    let adopted = ListenSockets.take().first
+    if adopted == nil {
+      do {
+        try SocketFile.prepare(paths.socket)
+      } catch {
+        throw DaemonStartError(error.description)
+      }
     }
+    let lock: StateDirectoryLock
+    do {
+      lock = try StateDirectoryLock.acquire(paths.stateDirectory)
+    } catch {
+      throw DaemonStartError("cannot start: \(error)")
+    }
+    defer { lock.release() }
     let file = paths.storeFile
     let store: Store
     let recovery: Store.Recovery
@@ -130,9 +143,21 @@ public struct ArborDaemon<Root: Model>: Sendable {
         throw DaemonStartError("cannot save the first snapshot to \(file): \(error)")
       }
     }
+    // A restart that replayed more than --snapshot-every revisions saves a snapshot before
+    // it serves: the next start reads it, not the same journal again, however short each
+    // life is (crash loops would otherwise replay an ever longer journal).
+    if let record = recovery.record, base == record.revision, recovery.replayed > max(1, options.snapshotEvery) {
+      do {
+        let history = UInt64(max(0, options.history))
+        try await store.saveSnapshot(record, keepingFrom: record.revision > history ? record.revision - history : 0)
+        logger.info("saved a snapshot of revision \(record.revision): the start replayed \(recovery.replayed) revisions, more than --snapshot-every \(options.snapshotEvery)")
+      } catch {
+        throw DaemonStartError("cannot save a snapshot of the restored state to \(file): \(error)")
+      }
+    }
     let host = ModelHost(anchor: anchor, dependencies: dependencies)
     let service = DaemonService(
-      name: name, host: host, options: options, commandLine: self.options, logLevel: level, paths: paths, store: store,
+      name: name, host: host, options: options, commandLine: self.options, logLevel: level, paths: paths, adopted: adopted, store: store,
       journalledThrough: max(base ?? 0, (try? store.journalRange()?.upperBound) ?? 0), base: base,
       restoredState: base != nil && base == recovery.record?.revision ? recovery.record?.state : nil, logger: logger,
       listening: { started(anchor) })

@@ -30,6 +30,9 @@ struct DaemonService: Service, CustomStringConvertible {
   let commandLine: DaemonOptions
   let logLevel: SharedLogLevel
   let paths: DaemonPaths
+  /// The socket systemd passed (socket activation); nil when the daemon binds its own,
+  /// whose path was checked before the store was opened.
+  let adopted: ListenSockets.Socket?
   let store: Store
   /// The newest revision the journal holds (or a snapshot stands for).
   let journalledThrough: UInt64
@@ -48,8 +51,7 @@ struct DaemonService: Service, CustomStringConvertible {
     if let base, let restoredState { initial = (base, restoredState) }
     let pump = ChangePump(host: host, hub: hub, initial: initial, logger: logger)
     let journal = DaemonJournal(
-      store: store, host: host, hub: hub, options: options, journalledThrough: journalledThrough,
-      snapshotRevision: base, logger: logger)
+      store: store, host: host, hub: hub, options: options, journalledThrough: journalledThrough, logger: logger)
     journal.follow(holding: base)
     let handler = RequestHandler(host: host, hub: hub, journal: journal, stats: stats, name: name, logger: logger) {
       journal.follow(holding: nil)
@@ -66,15 +68,6 @@ struct DaemonService: Service, CustomStringConvertible {
 
     Self.raiseOpenFileLimit(logger: logger)
     let notifier = SystemdNotifier()
-    // Socket activation: the socket systemd passed, else our own.
-    let adopted = ListenSockets.take().first
-    if adopted == nil {
-      do {
-        try SocketFile.prepare(paths.socket)
-      } catch {
-        throw DaemonStartError(error.description)
-      }
-    }
     // One event loop per core unless `--event-loops` says otherwise.
     let ownGroup = options.eventLoops > 0 ? MultiThreadedEventLoopGroup(numberOfThreads: options.eventLoops) : nil
     defer { if let ownGroup { ownGroup.shutdownGracefully { _ in } } }

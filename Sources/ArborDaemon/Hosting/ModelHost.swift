@@ -50,14 +50,14 @@ final class ModelHost<Root: Model>: TreeHost {
     return revision
   }
 
-  func callSynchronously(_ intent: String, on target: IntentTarget, parameters: JSONValue) throws -> (revision: UInt64, result: JSONValue)? {
+  func callSynchronously(_ intent: String, on target: IntentTarget, parameters: JSONValue) throws -> IntentOutcome? {
     guard let outcome = try IntentDispatcher(anchor).callSynchronously(intent, on: target, parameters: parameters) else { return nil }
-    return (outcome.revision, outcome.result)
+    return IntentOutcome(revision: outcome.revision, result: outcome.result, firstRevision: outcome.commits?.lowerBound, commits: outcome.commitCount)
   }
 
-  func call(_ intent: String, on target: IntentTarget, parameters: JSONValue, wait: IntentWait) async throws -> (revision: UInt64, result: JSONValue) {
+  func call(_ intent: String, on target: IntentTarget, parameters: JSONValue, wait: IntentWait) async throws -> IntentOutcome {
     let outcome = try await IntentDispatcher(anchor).call(intent, on: target, parameters: parameters, wait: wait)
-    return (outcome.revision, outcome.result)
+    return IntentOutcome(revision: outcome.revision, result: outcome.result, firstRevision: outcome.commits?.lowerBound, commits: outcome.commitCount)
   }
 
   func listen(limit: Int, _ body: @escaping @Sendable (ChangeSetDelivery) -> Void) -> ChangeSetListener {

@@ -24,9 +24,9 @@ protocol TreeHost: Sendable {
   func restore(_ record: SnapshotRecord) throws -> UInt64
   /// Calls a synchronous intent without suspending; nil, having done nothing, when the
   /// intent is `async`.
-  func callSynchronously(_ intent: String, on target: IntentTarget, parameters: JSONValue) throws -> (revision: UInt64, result: JSONValue)?
+  func callSynchronously(_ intent: String, on target: IntentTarget, parameters: JSONValue) throws -> IntentOutcome?
   /// Calls an intent; `.settled` also waits for the tasks it started.
-  func call(_ intent: String, on target: IntentTarget, parameters: JSONValue, wait: IntentWait) async throws -> (revision: UInt64, result: JSONValue)
+  func call(_ intent: String, on target: IntentTarget, parameters: JSONValue, wait: IntentWait) async throws -> IntentOutcome
   /// Calls `body` with every change set of the current tree from now on (see
   /// `ModelAnchor.listen`).
   func listen(limit: Int, _ body: @escaping @Sendable (ChangeSetDelivery) -> Void) -> ChangeSetListener

@@ -104,7 +104,11 @@ extension Method {
     case .stateGet: return ["type": "object", "properties": ["revision": revision, "value": [:]], "required": ["revision", "value"]]
     case .stateSnapshot: return ["type": "object", "required": ["format", "root", "schema", "revision", "createdAt", "state"]]
     case .stateRestore: return ["type": "object", "properties": ["revision": revision], "required": ["revision"]]
-    case .intentCall: return ["type": "object", "properties": ["revision": revision, "result": [:]], "required": ["revision", "result"]]
+    case .intentCall:
+      return [
+        "type": "object", "properties": ["revision": revision, "result": [:], "firstRevision": revision, "commits": ["type": "integer", "minimum": 2]],
+        "required": ["revision", "result"],
+      ]
     case .stateWatch: return ["type": "object", "properties": ["subscription": ["type": "integer"], "revision": revision, "value": [:]], "required": ["subscription", "revision"]]
     case .eventsWatch: return ["type": "object", "properties": ["subscription": ["type": "integer"]], "required": ["subscription"]]
     case .watchCancel: return ["type": "object", "properties": ["subscription": ["type": "integer"], "cancelled": ["type": "boolean"]]]

@@ -80,7 +80,7 @@ final class RequestHandler: Sendable {
         let call = try IntentCall(params)
         if call.wait == .settled { return .later { await self.finish(call) } }
         stats.intentStarted()
-        let outcome: (revision: UInt64, result: JSONValue)?
+        let outcome: IntentOutcome?
         do {
           outcome = try host.callSynchronously(call.intent, on: call.target, parameters: call.arguments)
         } catch {
@@ -90,7 +90,7 @@ final class RequestHandler: Sendable {
         // An `async` intent did not run here: `finish` counts it when it does.
         stats.intentFinished(counted: outcome != nil)
         guard let outcome else { return .later { await self.finish(call) } }
-        let reply: JSONValue = ["revision": .int(Int64(outcome.revision)), "result": outcome.result]
+        let reply = outcome.reply
         return repliesWaitForDisk ? .durable(revision: outcome.revision, reply) : .done(.success(reply))
       }
       if let work = try deferred(method, params) { return .later(work) }
@@ -125,7 +125,7 @@ final class RequestHandler: Sendable {
           return .failure(ArborErrors.notDurable(revision: outcome.revision, error))
         }
       }
-      return .success(["revision": .int(Int64(outcome.revision)), "result": outcome.result])
+      return .success(outcome.reply)
     } catch {
       return .failure(Self.rpcError(error))
     }
@@ -249,7 +249,7 @@ final class RequestHandler: Sendable {
 
   static func replyLine(id: RPCID?, result: JSONValue) -> [UInt8] {
     guard let id else { return [] }
-    return RPCResponse(id: id, result: result).json.jsonLine
+    return RPCResponse(id: id, result: result).jsonLine
   }
 }
 

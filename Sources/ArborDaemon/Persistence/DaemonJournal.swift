@@ -53,8 +53,7 @@ final class DaemonJournal: Sendable {
   private let gate = SnapshotGate()
 
   init(
-    store: Store, host: any TreeHost, hub: WatchHub, options: DaemonOptions, journalledThrough: UInt64,
-    snapshotRevision: UInt64?, logger: Logger
+    store: Store, host: any TreeHost, hub: WatchHub, options: DaemonOptions, journalledThrough: UInt64, logger: Logger
   ) {
     self.store = store
     self.writer = JournalWriter(store: store, after: journalledThrough, window: .milliseconds(max(1, options.fsyncWindow)))
@@ -65,8 +64,11 @@ final class DaemonJournal: Sendable {
     self.snapshotEvery = max(1, options.snapshotEvery)
     self.snapshotInterval = .seconds(max(1, options.snapshotInterval))
     state.withLockedValue {
-      $0.snapshotRevision = snapshotRevision ?? 0
-      $0.oldestKept = try? store.snapshotRevisions().first
+      // The newest snapshot the store holds: compaction counts from it, never from the
+      // revision the tree was restored at (which may be far ahead of it).
+      let snapshots = (try? store.snapshotRevisions()) ?? []
+      $0.snapshotRevision = snapshots.last ?? 0
+      $0.oldestKept = snapshots.first
     }
   }
 

@@ -115,7 +115,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     } catch {
       logger.notice("connection \(id): \(error); closing it")
       inputClosed = true
-      closingError = RPCResponse(id: .null, error: ArborErrors.lineTooLong(limit: error.limit)).json.jsonLine
+      closingError = RPCResponse(id: .null, error: ArborErrors.lineTooLong(limit: error.limit)).jsonLine
     }
     startWaiting()
   }
@@ -169,25 +169,25 @@ final class ConnectionHandler: ChannelDuplexHandler {
     let connection = ConnectionContext(id: id, role: role, outbox: outbox)
     switch RPCInbound(line: line) {
     case .single(.invalid(let reply)):
-      outbox.send(reply.json.jsonLine)
+      outbox.send(reply.jsonLine)
     case .single(.request(let request)):
       switch handler.handleNow(request, connection: connection, inBatch: false) {
       case .done(let outcome):
-        if let id = request.id, let outcome { outbox.send(Self.response(id: id, outcome).json.jsonLine) }
+        if let id = request.id, let outcome { outbox.send(Self.response(id: id, outcome).jsonLine) }
       case .durable(let revision, let reply):
         afterDurable(revision) { failure in
           guard let id = request.id else { return }
           let outcome: Result<JSONValue, RPCError> = failure.map { .failure(ArborErrors.notDurable(revision: revision, $0)) } ?? .success(reply)
-          outbox.send(Self.response(id: id, outcome).json.jsonLine)
+          outbox.send(Self.response(id: id, outcome).jsonLine)
         }
       case .later(let work):
         inTask {
           let outcome = await work()
-          if let id = request.id, let outcome { outbox.send(Self.response(id: id, outcome).json.jsonLine) }
+          if let id = request.id, let outcome { outbox.send(Self.response(id: id, outcome).jsonLine) }
         }
       }
     case .batch(let calls):
-      var replies: [JSONValue] = []
+      var replies: [RPCResponse] = []
       // Replies that wait for the journal (`--fsync always`): the batch's reply is sent
       // once the newest of them is durable.
       var durable: [(index: Int, revision: UInt64)] = []
@@ -195,15 +195,15 @@ final class ConnectionHandler: ChannelDuplexHandler {
       while let call = rest.popFirst() {
         switch call {
         case .invalid(let reply):
-          replies.append(reply.json)
+          replies.append(reply)
         case .request(let request):
           switch handler.handleNow(request, connection: connection, inBatch: true) {
           case .done(let outcome):
-            if let id = request.id, let outcome { replies.append(Self.response(id: id, outcome).json) }
+            if let id = request.id, let outcome { replies.append(Self.response(id: id, outcome)) }
           case .durable(let revision, let reply):
             if let id = request.id {
               durable.append((replies.count, revision))
-              replies.append(Self.response(id: id, .success(reply)).json)
+              replies.append(Self.response(id: id, .success(reply)))
             }
           case .later(let work):
             // The rest of the batch runs in order, after this request, in its task.
@@ -211,44 +211,39 @@ final class ConnectionHandler: ChannelDuplexHandler {
             inTask { [replies, rest, durable] in
               var replies = replies
               for (index, revision) in durable {
-                if case .failure(let error) = await handler.durable(revision, replies[index]), case .object(var reply) = replies[index] {
-                  reply.removeValue(forKey: "result")
-                  reply["error"] = error.json
-                  replies[index] = .object(reply)
+                if case .failure(let error) = await handler.durable(revision, .null) {
+                  replies[index].outcome = .failure(error)
                 }
               }
               let outcome = await work()
-              if let id = request.id, let outcome { replies.append(Self.response(id: id, outcome).json) }
+              if let id = request.id, let outcome { replies.append(Self.response(id: id, outcome)) }
               for call in rest {
                 switch call {
                 case .invalid(let reply):
-                  replies.append(reply.json)
+                  replies.append(reply)
                 case .request(let request):
                   let outcome = await handler.handle(request, connection: connection, inBatch: true)
-                  if let id = request.id, let outcome { replies.append(Self.response(id: id, outcome).json) }
+                  if let id = request.id, let outcome { replies.append(Self.response(id: id, outcome)) }
                 }
               }
-              if !replies.isEmpty { outbox.send(JSONValue.array(replies).jsonLine) }
+              if !replies.isEmpty { outbox.send(RPCResponse.batchLine(replies)) }
             }
             return
           }
         }
       }
       guard let newest = durable.map(\.revision).max() else {
-        if !replies.isEmpty { outbox.send(JSONValue.array(replies).jsonLine) }
+        if !replies.isEmpty { outbox.send(RPCResponse.batchLine(replies)) }
         return
       }
       afterDurable(newest) { [replies, durable] failure in
         var replies = replies
         if let failure {
           for (index, revision) in durable {
-            guard case .object(var reply) = replies[index] else { continue }
-            reply.removeValue(forKey: "result")
-            reply["error"] = ArborErrors.notDurable(revision: revision, failure).json
-            replies[index] = .object(reply)
+            replies[index].outcome = .failure(ArborErrors.notDurable(revision: revision, failure))
           }
         }
-        outbox.send(JSONValue.array(replies).jsonLine)
+        outbox.send(RPCResponse.batchLine(replies))
       }
     }
   }

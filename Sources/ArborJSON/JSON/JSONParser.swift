@@ -79,12 +79,12 @@ struct JSONParser {
 
   private func fail(_ reason: String) -> JSONParseError { JSONParseError(offset: index, reason: reason) }
 
-  private func describe(_ byte: UInt8) -> String {
+  func describe(_ byte: UInt8) -> String {
     if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
     return "byte 0x" + String(byte, radix: 16, uppercase: true)
   }
 
-  private mutating func skipWhitespace() {
+  mutating func skipWhitespace() {
     while index < bytes.count {
       switch bytes[index] {
       case 0x20, 0x0A, 0x0D, 0x09: index += 1
@@ -93,7 +93,7 @@ struct JSONParser {
     }
   }
 
-  private mutating func parseValue() throws(JSONParseError) -> JSONValue {
+  mutating func parseValue() throws(JSONParseError) -> JSONValue {
     guard index < bytes.count else { throw fail("expected a value, found the end of the text") }
     switch bytes[index] {
     case UInt8(ascii: "{"): return try parseObject()
@@ -216,7 +216,7 @@ struct JSONParser {
 
   private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
-  private mutating func parseString() throws(JSONParseError) -> String {
+  mutating func parseString() throws(JSONParseError) -> String {
     index += 1
     let start = index
     // Fast path: no escapes.

@@ -8,8 +8,11 @@ import ArborJSON
 /// ```
 public enum RPCID: Sendable, Hashable, CustomStringConvertible, ExpressibleByIntegerLiteral, ExpressibleByStringLiteral {
   case number(Int64)
-  /// A fractional number as id: the spec discourages it; kept so that it is echoed as sent.
+  /// A fractional number as id: the spec discourages it.
   case fractional(Double)
+  /// A number that `Int64` cannot hold (`18446744073709551617`, `1.50`), as the request
+  /// wrote it: a reply echoes these digits exactly (``RPCResponse/jsonLine``).
+  case numberText(String)
   case string(String)
   case null
 
@@ -27,13 +30,24 @@ public enum RPCID: Sendable, Hashable, CustomStringConvertible, ExpressibleByInt
     }
   }
 
-  /// The id as a JSON value, as it is written in a reply.
+  /// The id as a JSON value (a ``numberText(_:)`` as the nearest `Double`; write replies
+  /// with ``RPCResponse/jsonLine`` to keep its digits).
   public var json: JSONValue {
     switch self {
     case .number(let number): return .int(number)
     case .fractional(let number): return .double(number)
+    case .numberText(let text): return .double(Double(text) ?? .nan)
     case .string(let text): return .string(text)
     case .null: return .null
+    }
+  }
+
+  /// Writes the id as a reply carries it: a ``numberText(_:)`` as its exact digits.
+  public func writeJSON(to bytes: inout [UInt8]) {
+    if case .numberText(let text) = self {
+      bytes.append(contentsOf: text.utf8)
+    } else {
+      json.writeJSON(to: &bytes)
     }
   }
 
@@ -41,6 +55,7 @@ public enum RPCID: Sendable, Hashable, CustomStringConvertible, ExpressibleByInt
     switch self {
     case .number(let number): return String(number)
     case .fractional(let number): return String(number)
+    case .numberText(let text): return text
     case .string(let text): return "\"\(text)\""
     case .null: return "null"
     }

@@ -33,6 +33,22 @@ public enum RPCInbound: Sendable, Hashable {
       return
     }
     self.init(value)
+    // An id that `Int64` cannot hold was parsed as a `Double`: its digits come from the line.
+    if hasFractionalID {
+      let texts = JSONValue.numberTexts(ofMember: "id", in: line, maxDepth: maxDepth)
+      switch self {
+      case .single(let call): self = .single(call.exactID(texts.first ?? nil))
+      case .batch(let calls):
+        self = .batch(calls.enumerated().map { index, call in call.exactID(index < texts.count ? texts[index] : nil) })
+      }
+    }
+  }
+
+  private var hasFractionalID: Bool {
+    switch self {
+    case .single(let call): return call.hasFractionalID
+    case .batch(let calls): return calls.contains(where: \.hasFractionalID)
+    }
   }
 
   /// Sorts an already parsed message into calls.
@@ -49,6 +65,29 @@ public enum RPCInbound: Sendable, Hashable {
 }
 
 extension RPCInbound.Call {
+  var hasFractionalID: Bool {
+    switch self {
+    case .request(let request): if case .fractional? = request.id { return true }
+    case .invalid(let reply): if case .fractional = reply.id { return true }
+    }
+    return false
+  }
+
+  /// The call with its fractional id replaced by the id's text as written.
+  func exactID(_ text: String?) -> Self {
+    guard let text else { return self }
+    switch self {
+    case .request(var request):
+      guard case .fractional? = request.id else { return self }
+      request.id = .numberText(text)
+      return .request(request)
+    case .invalid(var reply):
+      guard case .fractional = reply.id else { return self }
+      reply.id = .numberText(text)
+      return .invalid(reply)
+    }
+  }
+
   init(_ value: JSONValue) {
     do {
       self = .request(try RPCRequest(validating: value))

@@ -38,6 +38,53 @@ public struct RPCResponse: Error, Sendable, Hashable {
     }
   }
 
+  /// The response as one line of JSON (with its newline), the id exactly as the request
+  /// wrote it.
+  ///
+  /// ```swift
+  /// RPCResponse(id: .numberText("18446744073709551617"), result: 1).jsonLine   // {"id":18446744073709551617,"jsonrpc":"2.0","result":1}\n
+  /// ```
+  public var jsonLine: [UInt8] {
+    var bytes: [UInt8] = []
+    writeJSON(to: &bytes)
+    bytes.append(0x0A)
+    return bytes
+  }
+
+  /// Writes the response as compact JSON, the id exactly as the request wrote it.
+  public func writeJSON(to bytes: inout [UInt8]) {
+    guard case .numberText = id else {
+      json.writeJSON(to: &bytes)
+      return
+    }
+    // Members in the order the writer sorts them: error, id, jsonrpc, result.
+    switch outcome {
+    case .success(let result):
+      bytes.append(contentsOf: #"{"id":"#.utf8)
+      id.writeJSON(to: &bytes)
+      bytes.append(contentsOf: #","jsonrpc":"2.0","result":"#.utf8)
+      result.writeJSON(to: &bytes)
+    case .failure(let error):
+      bytes.append(contentsOf: #"{"error":"#.utf8)
+      error.json.writeJSON(to: &bytes)
+      bytes.append(contentsOf: #","id":"#.utf8)
+      id.writeJSON(to: &bytes)
+      bytes.append(contentsOf: #","jsonrpc":"2.0""#.utf8)
+    }
+    bytes.append(UInt8(ascii: "}"))
+  }
+
+  /// The replies to a batch as one line: a JSON array of them.
+  public static func batchLine(_ responses: [RPCResponse]) -> [UInt8] {
+    var bytes: [UInt8] = [UInt8(ascii: "[")]
+    for (index, response) in responses.enumerated() {
+      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      response.writeJSON(to: &bytes)
+    }
+    bytes.append(contentsOf: [UInt8(ascii: "]"), 0x0A])
+    return bytes
+  }
+
   /// Reads a response; nil when the value is not one.
   public init?(_ value: JSONValue) {
     guard case .object(let members) = value, members["jsonrpc"] == .string("2.0"),

@@ -47,6 +47,8 @@ import Testing
       }
       #expect(second.terminationStatus != .exited(0))
       #expect(second.standardError.contains("another daemon is serving on \(daemon.socket)"), "\(second.standardError)")
+      // Refused for the socket before anything was created in its state directory.
+      #expect(!FileManager.default.fileExists(atPath: daemon.directory + "/other"), "the refused daemon created its state directory")
       let client = try await daemon.connect()
       #expect(try await client.call("daemon.status")["name"] == "counterfactd", "the first daemon still serves")
     }

@@ -99,3 +99,38 @@ import Testing
     #expect(read.error?.name == "org.arbor.TargetNotFound")
   }
 }
+
+/// Ids that `Int64` cannot hold keep the digits the request wrote.
+@Suite struct RPCExactIDTests {
+  @Test func aBigIntegerIDIsKeptAsItsTextAndWrittenBack() throws {
+    let line = Array(#"{"jsonrpc":"2.0","id": 1208925819614629174706177 ,"method":"m"}"#.utf8)
+    guard case .single(.request(let request)) = RPCInbound(line: line) else {
+      Issue.record("not read as a request"); return
+    }
+    #expect(request.id == .numberText("1208925819614629174706177"))
+    let reply = RPCResponse(id: try #require(request.id), result: ["a": 1])
+    #expect(String(decoding: reply.jsonLine, as: UTF8.self) == #"{"id":1208925819614629174706177,"jsonrpc":"2.0","result":{"a":1}}"# + "\n")
+    let error = RPCResponse(id: try #require(request.id), error: .methodNotFound("m", available: []))
+    let text = String(decoding: error.jsonLine, as: UTF8.self)
+    #expect(text.hasPrefix(#"{"error":{"#) && text.hasSuffix(#","id":1208925819614629174706177,"jsonrpc":"2.0"}"# + "\n"), "\(text)")
+    // What the writer writes parses back as the same value the generic path gives.
+    #expect(try JSONValue(parsing: error.jsonLine.dropLast()) == error.json)
+  }
+
+  @Test func inABatchEachMemberKeepsItsOwnID() throws {
+    let line = Array(#"[{"jsonrpc":"2.0","id":1,"method":"a"}, 5, {"jsonrpc":"2.0","id":-18446744073709551617,"method":"b"}, {"jsonrpc":"2.0","id":2.5,"method":"c","params":{"id":1e300}}]"#.utf8)
+    guard case .batch(let calls) = RPCInbound(line: line) else { Issue.record("not a batch"); return }
+    let ids: [RPCID?] = calls.map {
+      switch $0 {
+      case .request(let request): return request.id
+      case .invalid(let reply): return reply.id
+      }
+    }
+    #expect(ids == [.number(1), .null, .numberText("-18446744073709551617"), .numberText("2.5")])
+  }
+
+  @Test func numberTextsOfAMemberAreReadWithoutTheRest() {
+    #expect(JSONValue.numberTexts(ofMember: "id", in: Array(#"{"x":{"id":3},"id":1.000}"#.utf8)) == ["1.000"])
+    #expect(JSONValue.numberTexts(ofMember: "id", in: Array(#"[{"id":"a"},[],{"id":2e5}]"#.utf8)) == [nil, nil, "2e5"])
+  }
+}

@@ -40,6 +40,15 @@ enum SensorError: Error, CustomStringConvertible {
 
   @Intent func goOffline() { online = false }
 
+  /// Two writes outside a transaction: two revisions.
+  @Intent func renameTwice(to name: String) {
+    self.name = name + "-draft"
+    self.name = name
+  }
+
+  /// Reads only.
+  @Intent func describe() -> String { "\(name): \(readings.count)" }
+
   /// Records a reading once `gate` opens, then goes offline in a task of that task.
   @Intent func refresh(gate: String) {
     node.task {
@@ -127,6 +136,22 @@ enum Gates {
     #expect(outcome.revision >= 2)
   }
 
+  @Test func anOutcomeNamesTheIntentsOwnCommitsNotAnotherWritersLater() throws {
+    let (lab, anchor, dispatcher) = makeLab()
+    let twice = try #require(try dispatcher.callSynchronously("renameTwice", on: .path("/sensors/0"), parameters: ["to": "east"]))
+    #expect(twice.revision == 2)
+    #expect(twice.commits == 1...2)
+    #expect(twice.commitCount == 2)
+    // Another writer commits after the intent: the outcome still names the intent's own.
+    let reading = try #require(try dispatcher.callSynchronously("record", on: .path("/sensors/1"), parameters: ["arg0": ["value": 1, "unit": "V"]]))
+    lab.sensors[0].online = false
+    #expect(reading.revision == 3)
+    #expect(anchor.revision == 4)
+    let described = try #require(try dispatcher.callSynchronously("describe", on: .path("/sensors/1")))
+    #expect(described.commits == nil, "an intent that changed nothing committed nothing")
+    #expect(described.revision == 4, "and names the revision its reads saw")
+  }
+
   @Test func aSynchronousIntentRunsWithoutSuspendingAndAnAsyncOneIsLeftAlone() throws {
     let (lab, anchor, dispatcher) = makeLab()
     let outcome = try dispatcher.callSynchronously("record", on: .path("/sensors/0"), parameters: ["arg0": ["value": 2, "unit": "V"]])
@@ -189,7 +214,7 @@ enum Gates {
     #expect(await error("goOffline", on: .id(ModelID(rawValue: 42)), in: dispatcher)?.description == "no model with id 000000000000002a")
     #expect(
       await error("notAnIntent", on: .path("/sensors/0"), in: dispatcher)?.description
-        == "Sensor has no intent 'notAnIntent' (it has record, rename, calibrate, goOffline, refresh)")
+        == "Sensor has no intent 'notAnIntent' (it has record, rename, calibrate, goOffline, renameTwice, describe, refresh)")
     #expect(await error("record", in: dispatcher) == .unknownIntent(intent: "record", modelType: "Lab", available: ["addSensor"]))
   }
 
@@ -219,7 +244,7 @@ enum Gates {
   }
 
   @Test func intentNamesAndSchemas() throws {
-    #expect(Sensor.intentNames == ["record", "rename", "calibrate", "goOffline", "refresh"])
+    #expect(Sensor.intentNames == ["record", "rename", "calibrate", "goOffline", "renameTwice", "describe", "refresh"])
     var definitions = JSONSchemaDefinitions()
     let schemas = Sensor.intentSchemas(in: &definitions)
     let rename = try #require(schemas.first { $0.name == "rename" })

@@ -1,0 +1,38 @@
+import Synchronization
+
+/// The revisions one call committed: the tree notes each transaction that changed state
+/// and carries a ``ChangeCause`` with a trace. An ``IntentDispatcher`` call reports them,
+/// so that a reply names the intent's own commits, never a revision another writer made
+/// meanwhile.
+///
+/// Writes of the tasks the intent started carry the same cause and are noted too, while
+/// the trace is open; the call closes it when it returns.
+final class CommitTrace: Sendable {
+  private struct State {
+    var first: UInt64?
+    var last: UInt64?
+    var count = 0
+    var open = true
+  }
+
+  private let state = Mutex(State())
+
+  /// Notes a committed revision. Called by the tree with its lock held.
+  func committed(_ revision: UInt64) {
+    state.withLock { state in
+      guard state.open else { return }
+      if state.first == nil { state.first = revision }
+      state.last = revision
+      state.count += 1
+    }
+  }
+
+  /// Closes the trace and returns what it noted: the first and last revision, and how many.
+  func close() -> (first: UInt64, last: UInt64, count: Int)? {
+    state.withLock { state in
+      state.open = false
+      guard let first = state.first, let last = state.last else { return nil }
+      return (first, last, state.count)
+    }
+  }
+}

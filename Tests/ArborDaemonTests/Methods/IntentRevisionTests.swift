@@ -1,0 +1,52 @@
+import ArborClient
+import ArborJSON
+import ArborTesting
+import Testing
+
+/// The revision in an intent's reply is the intent's own commit, under concurrency: no two
+/// replies name one revision, and the journal records each named revision as a write of
+/// that intent on that target.
+@Suite struct IntentRevisionTests {
+  @Test func concurrentIntentsEachNameTheirOwnCommit() async throws {
+    let connections = 4
+    let calls = 300
+    try await withDaemon { daemon, _ in
+      let setup = try await daemon.connect()
+      for _ in 0..<connections { try await setup.call("intent.call", ["intent": "addButtonTapped"]) }
+      let replies = try await withThrowingTaskGroup(of: [(UInt64, Int)].self) { group in
+        for row in 0..<connections {
+          group.addTask {
+            let client = try await daemon.connect()
+            defer { client.close() }
+            var named: [(UInt64, Int)] = []
+            for _ in 0..<calls {
+              let reply = try await client.call("intent.call", ["target": .string("/counters/\(row)/counter"), "intent": "incrementTapped"])
+              let revision = try #require(reply["revision"]?.intValue)
+              #expect(reply["firstRevision"] == nil, "one write, one revision: \(reply)")
+              named.append((UInt64(revision), row))
+            }
+            return named
+          }
+        }
+        var all: [(UInt64, Int)] = []
+        for try await part in group { all += part }
+        return all
+      }
+      #expect(replies.count == connections * calls)
+      let revisions = replies.map(\.0)
+      #expect(Set(revisions).count == revisions.count, "\(revisions.count - Set(revisions).count) replies named a revision another reply named too")
+      let journal = Dictionary(uniqueKeysWithValues: try await CrashTests.journal(setup, since: 0).map { ($0.revision, $0) })
+      var wrong: [String] = []
+      for (revision, row) in replies {
+        guard let entry = journal[revision] else {
+          wrong.append("revision \(revision) is not in the journal")
+          continue
+        }
+        if entry.intent != "incrementTapped" || entry.counter != row {
+          wrong.append("revision \(revision), named in a reply to row \(row), is \(entry.intent) of row \(entry.counter.map(String.init) ?? "-")")
+        }
+      }
+      #expect(wrong.isEmpty, "\(wrong.count) replies named another write: \(wrong.prefix(5))")
+    }
+  }
+}
