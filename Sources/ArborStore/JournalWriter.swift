@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import NIOConcurrencyHelpers
+import Synchronization
 
 
 /// Appends committed revisions to a ``Store`` in the order they are submitted, sharing one
@@ -43,6 +44,8 @@ public final class JournalWriter: Sendable {
   }
 
   private let state = NIOLockedValueBox(State())
+  /// Whether `failure` is set, readable without the lock (checked before every intent).
+  private let failed = Atomic<Bool>(false)
   /// Wakes the writer's thread: signalled once each time `writing` turns true.
   private let wake = DispatchSemaphore(value: 0)
 
@@ -70,10 +73,10 @@ public final class JournalWriter: Sendable {
   public func submit(_ entry: JournalEntry) {
     enum Next { case nothing, start, schedule }
     let next: Next = state.withLockedValue { state in
-      guard state.failure == nil else { return .nothing }
       state.queue.append(entry)
       state.submitted = max(state.submitted, entry.revision)
-      if state.writing { return .nothing }
+      // After a failure the queue is held for ``retry()``.
+      if state.writing || state.failure != nil { return .nothing }
       if store.fsync == .always {
         state.writing = true
         return .start
@@ -112,8 +115,8 @@ public final class JournalWriter: Sendable {
   public func whenDurable(through revision: UInt64, _ done: @escaping @Sendable (StoreError?) -> Void) {
     enum Next { case failed(StoreError), done, wait, start }
     let next: Next = state.withLockedValue { state in
-      if let failure = state.failure { return .failed(failure) }
       if state.written >= revision { return .done }
+      if let failure = state.failure { return .failed(failure) }
       state.waiters.append(Waiter(revision: revision, done: done))
       guard !state.writing else { return .wait }
       // Someone waits: write now rather than at the end of the window.
@@ -148,8 +151,56 @@ public final class JournalWriter: Sendable {
     return ready
   }
 
-  /// The error that stopped the writer, if one did: nothing is written after it.
+  /// The error that stopped the writer, if one did: nothing is written after it until
+  /// ``retry()`` succeeds. The revisions submitted meanwhile are held, in order.
   public var failure: StoreError? { state.withLockedValue { $0.failure } }
+
+  /// Whether writing failed and has not been retried with success: cheap, no lock.
+  public var hasFailed: Bool { failed.load(ordering: .acquiring) }
+
+  /// After a failure: writes what is held (or, when nothing is, a probe write) on the
+  /// calling thread, which waits for the disk, so never a thread of the cooperative pool or
+  /// an event loop. On success the writer goes on as before and nil is returned; else the
+  /// error, and the revisions stay held. Without a failure it does nothing.
+  ///
+  /// ```swift
+  /// while writer.failure != nil, let error = writer.retry() { print(error); sleep(1) }
+  /// ```
+  @discardableResult
+  public func retry() -> StoreError? {
+    let batch: [JournalEntry]? = state.withLockedValue { state in
+      guard state.failure != nil, !state.writing else { return nil }
+      state.writing = true
+      return state.queue
+    }
+    guard let batch else { return nil }
+    do {
+      if batch.isEmpty {
+        try store.probeWrite()
+      } else {
+        try store.appendNow(batch)
+      }
+    } catch {
+      state.withLockedValue { state in
+        state.failure = error
+        state.writing = false
+      }
+      return error
+    }
+    let (ready, more) = state.withLockedValue { state -> ([Waiter], Bool) in
+      state.queue.removeFirst(batch.count)
+      if !batch.isEmpty { state.transactions += 1 }
+      state.written = max(state.written, batch.last?.revision ?? state.written)
+      state.failure = nil
+      failed.store(false, ordering: .releasing)
+      let more = !state.queue.isEmpty
+      state.writing = more
+      return (Self.takeReady(&state), more)
+    }
+    for waiter in ready { waiter.done(nil) }
+    if more { wake.signal() }
+    return nil
+  }
 
   /// Submits a revision and, under `.always`, waits until it is durable.
   public func append(_ entry: JournalEntry) async throws(StoreError) {
@@ -166,7 +217,7 @@ public final class JournalWriter: Sendable {
   private func kick() {
     let start = state.withLockedValue { state -> Bool in
       state.scheduled = false
-      guard !state.writing, !state.queue.isEmpty else { return false }
+      guard !state.writing, state.failure == nil, !state.queue.isEmpty else { return false }
       state.writing = true
       return true
     }
@@ -211,9 +262,12 @@ public final class JournalWriter: Sendable {
         }
         for waiter in ready { waiter.done(nil) }
       } catch {
+        // Held, not dropped: the batch goes back in front of what came meanwhile, for
+        // `retry()`. Whoever waits is told now.
         let waiters = state.withLockedValue { state -> [Waiter] in
           state.failure = error
-          state.queue = []
+          failed.store(true, ordering: .releasing)
+          state.queue = batch + state.queue
           state.writing = false
           defer { state.waiters = [] }
           return state.waiters

@@ -24,6 +24,7 @@ extension Store {
   /// until it is committed (and synced under `.always`): for a thread of the caller's own,
   /// never a thread of the cooperative pool or an event loop.
   public func appendNow(_ entries: [JournalEntry]) throws(StoreError) {
+    try checkFileIdentity()
     let rows = Self.rows(entries)
     do {
       try pool.write { db in try Self.insert(rows, in: db) }

@@ -3,6 +3,10 @@ import ArborJSON
 import Foundation
 import GRDB
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The daemon's durable state: one SQLite database (WAL mode) holding snapshot records and
 /// the journal of every committed revision after them.
 ///
@@ -26,11 +30,14 @@ public final class Store: Sendable {
   /// transaction (a write cut short by a crash) is dropped by SQLite, and reported here.
   public let writeAheadLog: WriteAheadLog.Inspection
   let pool: DatabasePool
+  /// The device and inode of the database file when it was opened.
+  let identity: FileIdentity?
 
   /// Snapshot records are written in parts of this size, one transaction each.
   static let partSize = 1 << 20
 
   private init(path: String, fsync: FsyncPolicy, recordedSchema: String?, writeAheadLog: WriteAheadLog.Inspection, pool: DatabasePool) {
+    self.identity = FileIdentity(path: path)
     self.path = path
     self.fsync = fsync
     self.recordedSchema = recordedSchema
@@ -157,6 +164,22 @@ public final class Store: Sendable {
 
   // MARK: - Errors
 
+  /// Creates, writes and removes a file of one byte in `directory`: 0, or the errno that
+  /// stopped it.
+  static func probeWrite(in directory: String) -> Int32 {
+    let probe = directory + "/.arbor-probe-\(getpid())"
+    let descriptor = Glibc.open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else { return errno }
+    defer {
+      close(descriptor)
+      unlink(probe)
+    }
+    var byte: UInt8 = 0
+    guard write(descriptor, &byte, 1) == 1 else { return errno }
+    guard Glibc.fsync(descriptor) == 0 else { return errno }
+    return 0
+  }
+
   static func classify(_ error: any Error, path: String) -> StoreError {
     if let error = error as? StoreError { return error }
     if error is CancellationError { return StoreError(.cancelled, path: path, "cancelled") }
@@ -170,6 +193,32 @@ public final class Store: Sendable {
         return StoreError(
           .damaged, path: path,
           "SQLite reports the database damaged (\(error.message ?? "corrupt")): restore it from a backup, or move it away to start fresh.")
+      case .SQLITE_FULL:
+        return StoreError(
+          .full, path: path,
+          "the file system is full (\(error.message ?? "database or disk is full")): free space on it; writes resume once a write succeeds")
+      case .SQLITE_READONLY:
+        return StoreError(
+          .readOnly, path: path,
+          "the database cannot be written (\(error.message ?? "read-only")): is the file system mounted read-only, or were the file's permissions changed?")
+      case .SQLITE_BUSY, .SQLITE_LOCKED:
+        return StoreError(
+          .busy, path: path,
+          "another process holds the database's write lock (\(error.message ?? "database is locked")): only the daemon may write its store; stop the other process")
+      case .SQLITE_IOERR:
+        // SQLite does not say which I/O error: a write of one byte beside the file does.
+        let directory = (path as NSString).deletingLastPathComponent
+        switch probeWrite(in: directory.isEmpty ? "." : directory) {
+        case EROFS:
+          return StoreError(
+            .readOnly, path: path,
+            "the file system of \(directory) is read-only (SQLite: \(error.message ?? "disk I/O error")); a file system that remounted itself read-only after an error must be checked and mounted again, then the daemon restarted")
+        case ENOSPC, EDQUOT:
+          return StoreError(
+            .full, path: path, "the file system is full (SQLite: \(error.message ?? "disk I/O error")): free space on it; writes resume once a write succeeds")
+        default:
+          return StoreError(.io, path: path, "SQLite failed: \(error.message ?? "\(error)") (code \(error.resultCode.rawValue))")
+        }
       default:
         return StoreError(.io, path: path, "SQLite failed: \(error.message ?? "\(error)") (code \(error.resultCode.rawValue))")
       }

@@ -17,6 +17,16 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case damaged
     /// SQLite failed to read or write.
     case io
+    /// The file system is full: nothing more can be written until space is freed.
+    case full
+    /// The database or its directory cannot be written (a read-only file system, or
+    /// permissions).
+    case readOnly
+    /// Another process holds the database's write lock.
+    case busy
+    /// The database file was removed or replaced by another file since it was opened:
+    /// what is written would go to a file nobody will read.
+    case replaced
     /// The task waiting for the store was cancelled; nothing failed.
     case cancelled
   }

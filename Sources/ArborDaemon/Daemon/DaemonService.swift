@@ -105,7 +105,7 @@ struct DaemonService: Service, CustomStringConvertible {
       logger.info("serving \(host.rootType) at revision \(host.revision) on \(paths.socket)")
     }
     // Restored, journalling and listening: ready.
-    notifier.ready(status: Self.statusLine(host: host, stats: stats))
+    notifier.ready(status: Self.statusLine(host: host, stats: stats, journal: journal))
     listening()
     let watchdog = notifier.watchdogInterval.map { Watchdog(interval: $0, host: host, notifier: notifier, logger: logger) }
     defer { watchdog?.stop() }
@@ -113,7 +113,7 @@ struct DaemonService: Service, CustomStringConvertible {
     let logLevel = self.logLevel
     let reloads = SignalWatch(SIGHUP) {
       Self.reload(commandLine: commandLine, into: live, logLevel: logLevel, notifier: notifier, logger: logger) {
-        Self.statusLine(host: host, stats: stats)
+        Self.statusLine(host: host, stats: stats, journal: journal)
       }
     }
     defer { reloads.cancel() }
@@ -122,12 +122,13 @@ struct DaemonService: Service, CustomStringConvertible {
       await withDiscardingTaskGroup { group in
         group.addTask { await pump.run() }
         group.addTask { await journal.compactPeriodically() }
+        group.addTask { await journal.retryWhileRefused() }
         if notifier.isListening {
           let interval = Duration.milliseconds(Int64(max(0.05, options.statusInterval) * 1000))
           group.addTask {
             while !Task.isCancelled {
               try? await Task.sleep(for: interval)
-              notifier.status(Self.statusLine(host: host, stats: stats))
+              notifier.status(Self.statusLine(host: host, stats: stats, journal: journal))
             }
           }
         }
@@ -187,9 +188,11 @@ struct DaemonService: Service, CustomStringConvertible {
   }
 
   /// The one line `systemctl status` shows.
-  static func statusLine(host: any TreeHost, stats: DaemonStats) -> String {
+  static func statusLine(host: any TreeHost, stats: DaemonStats, journal: DaemonJournal) -> String {
     let snapshot = stats.snapshot()
-    return "revision \(host.revision), \(snapshot.clients) clients, \(String(format: "%.1f", snapshot.intentsPerSecond)) intents/s"
+    let line = "revision \(host.revision), \(snapshot.clients) clients, \(String(format: "%.1f", snapshot.intentsPerSecond)) intents/s"
+    guard let refusal = journal.refusal else { return line }
+    return "WRITES REFUSED (\(refusal.cause)): \(refusal.reason); \(refusal.held) revisions held; " + line
   }
 
   /// Connections are file descriptors: lift the soft limit to the hard one, so that

@@ -19,6 +19,7 @@ public enum ArborErrorCode {
   public static let undoNotTracked = 1013
   public static let nothingToUndo = 1014
   public static let nothingToRedo = 1015
+  public static let writesRefused = 1016
 }
 
 /// The daemon's errors, as the client sees them.
@@ -64,8 +65,20 @@ enum ArborErrors {
   static func notDurable(revision: UInt64, _ error: any Error) -> RPCError {
     RPCError(
       code: ArborErrorCode.notDurable, name: "org.arbor.NotDurable",
-      message: "revision \(revision) was committed in memory but could not be written to the journal: \(error). The daemon's log says more; the change may be lost at the next restart",
+      message: "revision \(revision) was committed in memory but could not be written to the journal: \(error). The daemon now refuses writes and retries writing it every second; it is kept once the disk takes it, and lost if the daemon stops before (daemon.status says which)",
       details: ["revision": .int(Int64(revision)), "error": .string("\(error)")])
+  }
+
+  /// A write (an intent, a restore, an undo or redo) refused before it ran: the journal
+  /// cannot write, and a change that cannot be kept is not made.
+  static func writesRefused(_ refusal: WriteRefusal) -> RPCError {
+    RPCError(
+      code: ArborErrorCode.writesRefused, name: "org.arbor.WritesRefused",
+      message: "writes are refused, nothing was run: \(refusal.reason) (since revision \(refusal.heldFrom ?? refusal.writtenRevision), \(refusal.held) revisions held in memory). Reads and watches go on; writes resume by themselves once a write to the store succeeds (tried every second)",
+      details: [
+        "cause": .string(refusal.cause), "reason": .string(refusal.reason), "writtenRevision": .int(Int64(refusal.writtenRevision)),
+        "held": .int(Int64(refusal.held)),
+      ])
   }
 
   static func snapshotRejected(_ reason: String) -> RPCError {

@@ -68,8 +68,10 @@ final class RequestHandler: Sendable {
     guard let role = connection.role, role >= method.requiredRole else {
       return .done(.failure(ArborErrors.permissionDenied(method: method.rawValue, role: connection.role, required: method.requiredRole)))
     }
-    if stopping.load(ordering: .relaxed) && (method == .intentCall || method == .stateRestore || method == .historyUndo || method == .historyRedo) {
-      return .done(.failure(ArborErrors.shuttingDown()))
+    if method == .intentCall || method == .stateRestore || method == .historyUndo || method == .historyRedo {
+      if stopping.load(ordering: .relaxed) { return .done(.failure(ArborErrors.shuttingDown())) }
+      // A change that cannot be kept is not made: refused before it runs.
+      if let refusal = journal.refusal { return .done(.failure(ArborErrors.writesRefused(refusal))) }
     }
     if inBatch && !method.canBeBatched {
       return .done(.failure(.invalidRequest("\(method.rawValue) cannot be part of a batch; send it on its own line")))

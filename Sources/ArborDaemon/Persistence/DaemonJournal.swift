@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOPosix
+import Synchronization
 
 /// Writes every committed revision of the hosted tree into the store's journal, in order,
 /// without a gap, and keeps the store compact.
@@ -51,6 +52,10 @@ final class DaemonJournal: Sendable {
 
   private let state = NIOLockedValueBox(State())
   private let gate = SnapshotGate()
+  /// The journal cannot follow the tree because the snapshot it must rebase on cannot be
+  /// saved: writes are refused until it can (the reason is in `rebaseError`).
+  private let rebaseFailing = Atomic<Bool>(false)
+  private let rebaseError = NIOLockedValueBox<String?>(nil)
 
   init(
     store: Store, host: any TreeHost, hub: WatchHub, options: DaemonOptions, journalledThrough: UInt64, logger: Logger
@@ -182,12 +187,69 @@ final class DaemonJournal: Sendable {
           guard state.generation == generation, case .rebasing(let pending) = state.mode else { return false }
           return !resume(from: record.revision, pending: pending, in: &state)
         }
+        if rebaseFailing.load(ordering: .relaxed) {
+          rebaseFailing.store(false, ordering: .releasing)
+          logger.notice("the journal saved its snapshot of revision \(record.revision): writes are accepted again")
+        }
         if !again { return }
       } catch {
-        logger.error("the journal cannot save a snapshot to rebase on (\(error)); it tries again")
+        logger.error("the journal cannot save a snapshot to rebase on (\(error)); writes are refused until it can; it tries again")
         state.withLockedValue { $0.lastError = "\(error)" }
+        rebaseError.withLockedValue { $0 = "\(error)" }
+        rebaseFailing.store(true, ordering: .releasing)
         try? await Task.sleep(for: delay)
         delay = min(delay * 2, .seconds(5))
+      }
+    }
+  }
+
+  // MARK: - Refusing writes
+
+  /// Why writes are refused now; nil when they are accepted. Checked before every write
+  /// request: two atomic loads when all is well.
+  var refusal: WriteRefusal? {
+    let writerFailed = writer.hasFailed
+    guard writerFailed || rebaseFailing.load(ordering: .acquiring) else { return nil }
+    let written = writer.progress.revision
+    let held = writer.lag
+    if writerFailed, let failure = writer.failure {
+      return WriteRefusal(failure, writtenRevision: written, held: held)
+    }
+    let reason = rebaseError.withLockedValue { $0 } ?? "the journal cannot save a snapshot"
+    return WriteRefusal(cause: "snapshot", reason: reason, writtenRevision: written, held: max(held, host.revision - written))
+  }
+
+  /// While the writer has failed: retries every `interval` (on a thread of the pool for
+  /// blocking work, never the cooperative pool); writes what it held once the store takes
+  /// it, and says so. Until cancelled.
+  func retryWhileRefused(every interval: Duration = .seconds(1)) async {
+    var refusedSince: ContinuousClock.Instant?
+    var lastReport = ContinuousClock.now
+    while !Task.isCancelled {
+      try? await Task.sleep(for: interval)
+      guard writer.hasFailed else { continue }
+      if refusedSince == nil, let refusal {
+        refusedSince = .now
+        lastReport = .now
+        logger.error(
+          "writes are refused: the journal cannot write (\(refusal.reason)); \(refusal.held) committed revisions are held in memory from revision \(refusal.writtenRevision + 1). Reads and watches go on; the daemon retries every second")
+      }
+      let writer = self.writer
+      let outcome: StoreError?
+      do {
+        outcome = try await NIOThreadPool.singleton.runIfActive { writer.retry() }
+      } catch {
+        continue
+      }
+      if let error = outcome {
+        if ContinuousClock.now - lastReport >= .seconds(30) {
+          lastReport = .now
+          logger.error("writes are still refused: \(error)")
+        }
+      } else if let since = refusedSince {
+        refusedSince = nil
+        logger.notice(
+          "the journal writes again after \(ContinuousClock.now - since): the held revisions are written through revision \(writer.progress.revision); writes are accepted")
       }
     }
   }
@@ -210,6 +272,8 @@ final class DaemonJournal: Sendable {
 
   /// Saves a snapshot of the hub's copy of the state and trims the journal to the window.
   func compact() async {
+    // While the journal cannot write, a snapshot could not be either.
+    guard refusal == nil else { return }
     let (revision, document) = hub.current
     let skip = state.withLockedValue { state -> Bool in
       if case .stopped = state.mode { return true }
@@ -232,6 +296,15 @@ final class DaemonJournal: Sendable {
 
   /// Saves the tree's snapshot at shutdown, after the writer wrote everything.
   func saveFinalSnapshot() async throws {
+    if writer.hasFailed {
+      // One last try for what is held; if the disk still refuses, it is lost, and said so.
+      let writer = self.writer
+      let held = writer.lag
+      if let error = try await NIOThreadPool.singleton.runIfActive({ writer.retry() }) {
+        logger.critical("\(held) committed revisions held in memory could not be written and are lost: \(error)")
+        throw error
+      }
+    }
     try await writer.flush()
     let host = self.host
     let record = try await NIOThreadPool.singleton.runIfActive { try host.snapshotRecord() }
@@ -284,10 +357,16 @@ final class DaemonJournal: Sendable {
       "snapshotsSaved": .int(Int64(snapshots)),
       "oldestRevision": oldest.map { .int(Int64($0)) } ?? .null,
     ]
-    if let failure = writer.failure {
-      status["error"] = .string(failure.description)
-    } else if let lastError {
-      status["error"] = .string(lastError)
+    if let refusal {
+      status["writes"] = "refused"
+      status["refusal"] = [
+        "cause": .string(refusal.cause), "reason": .string(refusal.reason), "held": .int(Int64(refusal.held)),
+        "writtenRevision": .int(Int64(refusal.writtenRevision)),
+      ]
+      status["error"] = .string(refusal.reason)
+    } else {
+      status["writes"] = "accepted"
+      if let lastError { status["error"] = .string(lastError) }
     }
     return .object(status)
   }
