@@ -44,6 +44,8 @@ public final class JournalWriter: Sendable {
   }
 
   private let state = NIOLockedValueBox(State())
+  /// Told the newest written revision after each write that advanced it.
+  private let writtenObserver = NIOLockedValueBox<(@Sendable (UInt64) -> Void)?>(nil)
   /// Whether `failure` is set, readable without the lock (checked before every intent).
   private let failed = Atomic<Bool>(false)
   /// Wakes the writer's thread: signalled once each time `writing` turns true.
@@ -132,14 +134,31 @@ public final class JournalWriter: Sendable {
     }
   }
 
+  /// Calls `body` with the newest written revision after every write that advanced it (on
+  /// the thread that wrote), before the waiters of ``durable(through:)`` are released: what
+  /// is shown only once it is kept (watchers under `--fsync always`) is shown before the
+  /// reply that waited for it. One observer; a second replaces the first.
+  ///
+  /// ```swift
+  /// writer.observeWritten { revision in hub.release(through: revision) }
+  /// ```
+  public func observeWritten(_ body: @escaping @Sendable (UInt64) -> Void) {
+    writtenObserver.withLockedValue { $0 = body }
+  }
+
+  private func tellWritten(_ revision: UInt64) {
+    if let observer = writtenObserver.withLockedValue({ $0 }) { observer(revision) }
+  }
+
   /// Counts every revision up to `revision` as written: a snapshot of that revision was
   /// saved, so the revisions before it need no journal entry. Waiters up to it are released.
   public func advance(to revision: UInt64) {
-    let ready = state.withLockedValue { state -> [Waiter] in
+    let (ready, written) = state.withLockedValue { state -> ([Waiter], UInt64) in
       state.submitted = max(state.submitted, revision)
       state.written = max(state.written, revision)
-      return Self.takeReady(&state)
+      return (Self.takeReady(&state), state.written)
     }
+    tellWritten(written)
     for waiter in ready { waiter.done(nil) }
   }
 
@@ -187,7 +206,7 @@ public final class JournalWriter: Sendable {
       }
       return error
     }
-    let (ready, more) = state.withLockedValue { state -> ([Waiter], Bool) in
+    let (ready, more, written) = state.withLockedValue { state -> ([Waiter], Bool, UInt64) in
       state.queue.removeFirst(batch.count)
       if !batch.isEmpty { state.transactions += 1 }
       state.written = max(state.written, batch.last?.revision ?? state.written)
@@ -195,8 +214,9 @@ public final class JournalWriter: Sendable {
       failed.store(false, ordering: .releasing)
       let more = !state.queue.isEmpty
       state.writing = more
-      return (Self.takeReady(&state), more)
+      return (Self.takeReady(&state), more, state.written)
     }
+    if !batch.isEmpty { tellWritten(written) }
     for waiter in ready { waiter.done(nil) }
     if more { wake.signal() }
     return nil
@@ -255,11 +275,12 @@ public final class JournalWriter: Sendable {
       guard !batch.isEmpty else { return }
       do {
         try store.appendNow(batch)
-        let ready = state.withLockedValue { state -> [Waiter] in
+        let (ready, written) = state.withLockedValue { state -> ([Waiter], UInt64) in
           state.transactions += 1
           state.written = max(state.written, batch.last?.revision ?? state.written)
-          return Self.takeReady(&state)
+          return (Self.takeReady(&state), state.written)
         }
+        tellWritten(written)
         for waiter in ready { waiter.done(nil) }
       } catch {
         // Held, not dropped: the batch goes back in front of what came meanwhile, for

@@ -49,9 +49,11 @@ struct DaemonService: Service, CustomStringConvertible {
     let hub = WatchHub(historyLimit: options.history, logger: logger)
     var initial: (revision: UInt64, value: JSONValue)?
     if let base, let restoredState { initial = (base, restoredState) }
-    let pump = ChangePump(host: host, hub: hub, initial: initial, logger: logger)
     let journal = DaemonJournal(
       store: store, host: host, hub: hub, options: options, journalledThrough: journalledThrough, logger: logger)
+    // Under --fsync always, watchers see a revision once it is on disk.
+    let pump = ChangePump(
+      host: host, hub: hub, initial: initial, durability: options.fsync == .always ? journal.writer : nil, logger: logger)
     journal.follow(holding: base)
     let handler = RequestHandler(host: host, hub: hub, journal: journal, stats: stats, name: name, logger: logger) {
       journal.follow(holding: nil)

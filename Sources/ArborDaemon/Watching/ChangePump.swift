@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import Arbor
 import ArborJSON
+import ArborStore
 import Logging
 import Synchronization
 
@@ -20,23 +21,32 @@ final class ChangePump: Sendable {
     var ready = false
     /// Change sets delivered while the hub was being reset.
     var pending: [ChangeSet] = []
+    /// Under `--fsync always`: change sets committed and not yet on disk, in order.
+    var held: [ChangeSet] = []
     var listener: ChangeSetListener?
   }
 
   let host: any TreeHost
   let hub: WatchHub
   let logger: Logger
+  /// Under `--fsync always`, the journal's writer: a revision reaches the watchers only
+  /// once it is on disk, so that no watcher sees a revision that was not kept.
+  let durability: JournalWriter?
   private let state = NIOLockedValueBox(State())
   private let eventTasks = NIOLockedValueBox<[Task<Void, Never>]>([])
   /// The state the tree was restored from, as JSON, for the first start: encoding a large
   /// tree again would only give it back.
   private let initial: NIOLockedValueBox<(revision: UInt64, value: JSONValue)?>
 
-  init(host: any TreeHost, hub: WatchHub, initial: (revision: UInt64, value: JSONValue)? = nil, logger: Logger) {
+  init(
+    host: any TreeHost, hub: WatchHub, initial: (revision: UInt64, value: JSONValue)? = nil, durability: JournalWriter? = nil, logger: Logger
+  ) {
     self.host = host
     self.hub = hub
     self.logger = logger
+    self.durability = durability
     self.initial = NIOLockedValueBox(initial)
+    durability?.observeWritten { [weak self] revision in self?.written(through: revision) }
   }
 
   /// Follows the tree until cancelled.
@@ -57,6 +67,7 @@ final class ChangePump: Sendable {
       state.generation += 1
       state.ready = false
       state.pending = []
+      state.held = []
       state.listener?.cancel()
       state.listener = nil
       return state.generation
@@ -93,7 +104,7 @@ final class ChangePump: Sendable {
       defer { state.pending = [] }
       state.ready = true
       for changeSet in state.pending where changeSet.revision > snapshot.revision {
-        if !apply(changeSet) { return false }
+        if !accept(changeSet, in: &state) { return false }
       }
       return true
     }
@@ -121,10 +132,40 @@ final class ChangePump: Sendable {
           state.pending.append(changeSet)
           return true
         }
-        return apply(changeSet)
+        return accept(changeSet, in: &state)
       }
       if !applied { restartSoon() }
     }
+  }
+
+  /// Applies a change set now, or under `--fsync always` once it is on disk. Called with
+  /// the pump's lock held; false when the hub must start over.
+  private func accept(_ changeSet: ChangeSet, in state: inout State) -> Bool {
+    guard let durability else { return apply(changeSet) }
+    state.held.append(changeSet)
+    // The journal may have written it already (its listener is told first, or wrote fast).
+    return release(through: durability.progress.revision, in: &state)
+  }
+
+  /// Applies the held change sets up to `revision`, in order. Pump's lock held.
+  private func release(through revision: UInt64, in state: inout State) -> Bool {
+    var count = 0
+    defer { if count > 0 { state.held.removeFirst(count) } }
+    for changeSet in state.held {
+      guard changeSet.revision <= revision else { break }
+      count += 1
+      if !apply(changeSet) { return false }
+    }
+    return true
+  }
+
+  /// The journal wrote through `revision`: what waited for it reaches the watchers.
+  private func written(through revision: UInt64) {
+    let released = state.withLockedValue { state -> Bool in
+      guard state.ready, !state.held.isEmpty else { return true }
+      return release(through: revision, in: &state)
+    }
+    if !released { restartSoon() }
   }
 
   /// Applies one change set to the hub; false when the hub must start over. Called with

@@ -4,6 +4,7 @@ import ArborRPC
 import ArborTesting
 import Foundation
 import Subprocess
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -78,6 +79,33 @@ struct FailingDiskTests {
     throw HarnessError("\(limit) intents and none was refused: \(outcome.acknowledged.count) acknowledged")
   }
 
+  /// A root watch on its own connection: the revisions of the `state.changed` it got.
+  final class Watcher: Sendable {
+    final class Seen: Sendable {
+      let revisions = Mutex<[UInt64]>([])
+    }
+
+    let connection: ArborConnection
+    let seen = Seen()
+    private let reader: Task<Void, Never>
+
+    init(_ daemon: DaemonUnderTest) async throws {
+      connection = try await daemon.connect()
+      _ = try await connection.call("state.watch")
+      let notifications = connection.notifications
+      let seen = self.seen
+      reader = Task {
+        for await notification in notifications where notification.method == "state.changed" {
+          if let revision = notification.params?["revision"]?.intValue { seen.revisions.withLock { $0.append(UInt64(revision)) } }
+        }
+      }
+    }
+
+    var newest: UInt64 { seen.revisions.withLock { $0.max() ?? 0 } }
+
+    deinit { reader.cancel() }
+  }
+
   static func count(_ client: ArborConnection) async throws -> (revision: Int64, count: Int64) {
     let state = try await client.call("state.get", ["path": "/counters/0/counter/count"])
     return (state["revision"]?.intValue ?? -1, state["value"]?.intValue ?? -1)
@@ -94,6 +122,7 @@ struct FailingDiskTests {
         let client = try await daemon.connect()
         try await client.call("intent.call", ["intent": "addButtonTapped"])
         for _ in 0..<10 { try await client.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"]) }
+        let watcher = try await Watcher(daemon)
         try await fail(daemon.stateDirectory)
         let outcome = try await Self.incrementUntilRefused(client)
         let refused = try #require(outcome.refused)
@@ -113,6 +142,11 @@ struct FailingDiskTests {
         let journal = try await client.call("daemon.status")["journal"]
         #expect(journal?["writes"] == "refused")
         #expect(journal?["refusal"]?["cause"] == .string(cause))
+        // Under --fsync always, watchers saw only what the disk has.
+        let written = UInt64(journal?["writtenRevision"]?.intValue ?? -1)
+        if arguments.contains("always") {
+          #expect(watcher.newest <= written, "a watcher saw revision \(watcher.newest); the disk has \(written)")
+        }
         // The disk comes back: writes resume by themselves.
         try await recover(daemon.stateDirectory)
         try await eventually("writes to be accepted again", seconds: 20) {
@@ -121,6 +155,13 @@ struct FailingDiskTests {
         let resumed = try await client.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
         let after = try await Self.count(client)
         #expect(resumed["revision"]?.intValue == after.revision)
+        try await eventually("the watcher to see revision \(after.revision)") { watcher.newest == UInt64(after.revision) }
+        if !arguments.contains("always") {
+          // Under batch the reply comes before the disk: wait for it before the kill.
+          try await eventually("revision \(after.revision) to be written") {
+            try await client.call("daemon.status")["journal"]?["writtenRevision"]?.intValue == after.revision
+          }
+        }
         #expect(daemon.log.contains("the journal writes again"), "\(daemon.log.suffix(2000))")
         try execution.send(signal: .kill)
         return (after.revision, after.count)
@@ -154,6 +195,21 @@ struct FailingDiskTests {
   /// `trigger_fs_error` knob on a loop device. Such a file system takes no writes until it
   /// is checked and mounted again, so the daemon is killed, the disk repaired, and the
   /// restart must find every acknowledged revision.
+  /// Under `--fsync batch` replies come before the disk: what ran before the failure was
+  /// found is held, written once space is freed, and kept.
+  @Test func aFullDiskUnderFsyncBatchHoldsWhatRanAndWritesItOnceSpaceIsFreed() async throws {
+    try await failAndRecover(cause: "full", arguments: ["--fsync", "batch", "--fsync-window", "20"]) { state in
+      guard FileManager.default.createFile(atPath: state + "/filler", contents: nil),
+        let filler = FileHandle(forWritingAtPath: state + "/filler")
+      else { throw HarnessError("cannot create \(state)/filler") }
+      let chunk = Data(count: 64 << 10)
+      while (try? filler.write(contentsOf: chunk)) != nil {}
+      try? filler.close()
+    } recover: { state in
+      try FileManager.default.removeItem(atPath: state + "/filler")
+    }
+  }
+
   @Test func anExt4RemountedReadOnlyAfterAnErrorRefusesWritesAndLosesNothingAcknowledged() async throws {
     let directory = try DaemonHarness.temporaryDirectory()
     let image = directory + "/disk.img"
@@ -177,6 +233,9 @@ struct FailingDiskTests {
         let client = try await daemon.connect()
         try await client.call("intent.call", ["intent": "addButtonTapped"])
         for _ in 0..<10 { try await client.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"]) }
+        let watcher = try await Watcher(daemon)
+        try await client.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
+        try await eventually("the watcher to see revision 12") { watcher.newest == 12 }
         try "1".write(toFile: knob, atomically: false, encoding: .utf8)
         let outcome = try await Self.incrementUntilRefused(client)
         let refused = try #require(outcome.refused)
@@ -189,8 +248,10 @@ struct FailingDiskTests {
         #expect(error?.rpcError?.name == "org.arbor.WritesRefused")
         #expect(try await Self.count(client) == still, "a refused intent changed the state")
         #expect(try await client.call("daemon.status")["journal"]?["writes"] == "refused")
+        // The intent whose write failed ran in memory; no watcher saw it, and it is lost.
+        #expect(watcher.newest == 12 + UInt64(outcome.acknowledged.count), "a watcher saw a revision the disk does not have")
         try execution.send(signal: .kill)
-        return 10 + outcome.acknowledged.count
+        return 11 + outcome.acknowledged.count
       }
       #expect(status == .signaled(9))
       try await Self.sh(["umount", state])
