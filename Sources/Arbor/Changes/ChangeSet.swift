@@ -125,10 +125,14 @@ public struct ChangeSet: Sendable {
   /// the journal) share one copy instead of each building it.
   let patchCache = PatchCache()
 
-  init(revision: UInt64, changes: [Change], cause: ChangeCause? = nil) {
+  /// Who committed it, while streams of modifications need to know (their own writes).
+  let origin: ModificationOrigin?
+
+  init(revision: UInt64, changes: [Change], cause: ChangeCause? = nil, origin: ModificationOrigin? = nil) {
     self.revision = revision
     self.changes = changes
     self.cause = cause
+    self.origin = origin
   }
 
   /// Whether every change could be encoded, so that ``patch`` reproduces the new state.

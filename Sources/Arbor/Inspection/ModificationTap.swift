@@ -14,6 +14,8 @@ package struct ModificationBatch: Sendable {
   /// The states of the written models before and after, while states are captured
   /// (``ModelAnchor/captureStates()``) and the transaction changed state.
   package var states: RecordedStates? = nil
+  /// Who committed it, while a stream of modifications needs to know.
+  var origin: ModificationOrigin? = nil
 
   var isEmpty: Bool { changes.isEmpty && storage.isEmpty && parentChanges.isEmpty }
 }
@@ -45,25 +47,27 @@ enum ModificationRecord {
 package final class ModificationTap: Sendable {
   private weak let tree: ModelTree?
   private let id: Int
+  private let notingOrigins: Bool
 
-  init(tree: ModelTree, id: Int) {
+  init(tree: ModelTree, id: Int, notingOrigins: Bool = false) {
     self.tree = tree
     self.id = id
+    self.notingOrigins = notingOrigins
   }
 
-  deinit { tree?.removeModificationTap(id) }
+  deinit { tree?.removeModificationTap(id, notingOrigins: notingOrigins) }
 }
 
 extension ModelTree {
   /// Adds a synchronous listener of every committed modification; see ``ModificationBatch``.
   /// Takes the lock.
-  func tapModifications(_ body: @escaping @Sendable (ModificationBatch) -> Void) -> ModificationTap {
-    ModificationTap(tree: self, id: addModificationTap(body))
+  func tapModifications(notingOrigins: Bool = false, _ body: @escaping @Sendable (ModificationBatch) -> Void) -> ModificationTap {
+    ModificationTap(tree: self, id: addModificationTap(notingOrigins: notingOrigins, body), notingOrigins: notingOrigins)
   }
 
   /// The batch of the transaction being committed, if anyone listens and it modified
   /// anything; clears the pending records. Lock held.
-  func takeModifications(changes: [Change], revision: UInt64) -> ModificationBatch? {
+  func takeModifications(changes: [Change], revision: UInt64, origin: ModificationOrigin? = nil) -> ModificationBatch? {
     guard recordsModifications, !changes.isEmpty || !pendingModifications.isEmpty else {
       pendingModifications = []
       capturedBefore = [:]
@@ -84,7 +88,8 @@ extension ModelTree {
     }
     pendingModifications = []
     return ModificationBatch(
-      revision: revision, changes: changes, storage: storage, parentChanges: parents, states: takeCapturedStates(changed: !changes.isEmpty))
+      revision: revision, changes: changes, storage: storage, parentChanges: parents, states: takeCapturedStates(changed: !changes.isEmpty),
+      origin: origin)
   }
 
   /// Notes the state of `context` before the first write of the transaction to it. Lock held.

@@ -96,6 +96,9 @@ extension ModelNode {
     catch handleError: (@Sendable (any Error) -> Void)? = nil
   ) -> Cancellable where S.Element: Sendable {
     let context = self.context
+    // A stream of modifications ignores the writes its handler makes (see
+    // `ModelModifications`): the handler runs as its observer.
+    let operation = Self.asObserver(of: sequence, operation)
     guard cancelPrevious else {
       return task(priority: priority) {
         for try await element in sequence {
@@ -136,6 +139,19 @@ extension ModelNode {
         }
       } onCancel: {
         context.cancelEntries { $0.keys.contains(previous) }
+      }
+    }
+  }
+
+  /// `operation`, run as the observer of `sequence` when it is a stream of modifications.
+  private static func asObserver<S: AsyncSequence & Sendable>(
+    of sequence: S, _ operation: @escaping @Sendable (S.Element) async throws -> Void
+  ) -> @Sendable (S.Element) async throws -> Void where S.Element: Sendable {
+    guard let observing = sequence as? any ObservingModifications else { return operation }
+    let observer = observing.observer
+    return { @Sendable element in
+      try await ModificationObserver.$current.withValue(observer) {
+        try await operation(element)
       }
     }
   }

@@ -1,10 +1,15 @@
 /// The stream of ``Model/observeAnyModification()``: one element per committed transaction
 /// that changed the model or anything below it.
-public struct AnyModifications: AsyncSequence, Sendable {
+///
+/// Like ``ModelModifications``, it does not emit for its own writes.
+public struct AnyModifications: AsyncSequence, Sendable, ObservingModifications {
   public typealias Element = Void
   let stream: AsyncStream<Void>
+  let observer: ModificationObserver
 
-  public func makeAsyncIterator() -> AsyncStream<Void>.Iterator { stream.makeAsyncIterator() }
+  public func makeAsyncIterator() -> ModelModifications.Iterator {
+    ModelModifications.Iterator(base: stream.makeAsyncIterator(), observer: observer)
+  }
 }
 
 extension Model {
@@ -23,22 +28,23 @@ extension Model {
   /// ```
   public func observeAnyModification() -> AnyModifications {
     let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    let observer = ModificationObserver()
     let context = _$modelContext
     guard let tree = context.tree else {
       continuation.finish()
-      return AnyModifications(stream: stream)
+      return AnyModifications(stream: stream, observer: observer)
     }
-    let listener = tree.listen(limit: 100_000) { delivery in
+    let listener = tree.listen(limit: 100_000, notingOrigins: true) { delivery in
       guard case .committed(let changeSet) = delivery else {
         // Fell behind: something changed.
         continuation.yield()
         return
       }
       // Writes of properties excluded with `node.excludeFromModifications` do not count.
-      guard let relevant = context.withoutExcludedChanges(changeSet) else { return }
+      guard !observer.owns(changeSet.origin), let relevant = context.withoutExcludedChanges(changeSet) else { return }
       if context.isTouched(by: relevant) { continuation.yield() }
     }
     continuation.onTermination = { _ in listener.cancel() }
-    return AnyModifications(stream: stream)
+    return AnyModifications(stream: stream, observer: observer)
   }
 }

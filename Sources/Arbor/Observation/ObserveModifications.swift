@@ -6,11 +6,26 @@
 ///   await autosave()
 /// }
 /// ```
-public struct ModelModifications: AsyncSequence, Sendable {
+///
+/// The stream does not emit for its own writes: those of the task that iterates it, and
+/// those made in `node.forEach`'s handler of its elements (and the tasks that handler
+/// starts). An observer that sets a flag on every change runs once per outside change.
+public struct ModelModifications: AsyncSequence, Sendable, ObservingModifications {
   public typealias Element = Void
   let stream: AsyncStream<Void>
+  let observer: ModificationObserver
 
-  public func makeAsyncIterator() -> AsyncStream<Void>.Iterator { stream.makeAsyncIterator() }
+  public struct Iterator: AsyncIteratorProtocol {
+    var base: AsyncStream<Void>.Iterator
+    let observer: ModificationObserver
+
+    public mutating func next() async -> Void? {
+      observer.iterating()
+      return await base.next()
+    }
+  }
+
+  public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator(), observer: observer) }
 }
 
 extension Model {
@@ -48,18 +63,19 @@ extension Model {
     where predicate: (@Sendable (any Model.Type) -> Bool)? = nil
   ) -> ModelModifications {
     let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    let observer = ModificationObserver()
     let context = _$modelContext
     guard let tree = context.tree else {
       continuation.finish()
-      return ModelModifications(stream: stream)
+      return ModelModifications(stream: stream, observer: observer)
     }
     let filter = ModificationFilter(scope: scope, kinds: kinds, predicate: predicate)
     // Weak: the tap lives in the tree, which the context keeps alive.
-    let tap = tree.tapModifications { [weak context] batch in
-      guard let context, filter.selects(batch, around: context) else { return }
+    let tap = tree.tapModifications(notingOrigins: true) { [weak context] batch in
+      guard let context, !observer.owns(batch.origin), filter.selects(batch, around: context) else { return }
       continuation.yield()
     }
     continuation.onTermination = { _ in withExtendedLifetime(tap) {} }
-    return ModelModifications(stream: stream)
+    return ModelModifications(stream: stream, observer: observer)
   }
 }

@@ -49,6 +49,9 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   var isRecording: Bool {
     !subscribers.isEmpty || listenerCount > 0 || (undo?.isTracking ?? false) || !modificationTaps.isEmpty
   }
+  /// How many listeners and taps need each commit's ``ModificationOrigin`` (the streams
+  /// of modifications, which ignore their own writes); none: it is not computed.
+  @exclusivity(unchecked) var originNoters = 0
   /// Synchronous listeners of modifications (testers, `observeModifications`).
   @exclusivity(unchecked) private var modificationTaps: [Int: @Sendable (ModificationBatch) -> Void] = [:]
   /// Storage writes and parent changes of the open transaction, noted while someone listens.
@@ -91,15 +94,18 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   /// after the lock is released.
   func commit() -> PostCommitWork? {
     let undoToDeliver = undo?.didCommit(changed: changedInTransaction, changes: pendingChanges) ?? false
+    let origin = originNoters > 0 ? ModificationOrigin.current() : nil
     let modifications = recordsModifications
-      ? takeModifications(changes: changedInTransaction ? pendingChanges : [], revision: changedInTransaction ? revision + 1 : revision).map { (Array(modificationTaps.values), $0) } : nil
+      ? takeModifications(
+        changes: changedInTransaction ? pendingChanges : [], revision: changedInTransaction ? revision + 1 : revision, origin: origin
+      ).map { (Array(modificationTaps.values), $0) } : nil
     if !capturedBefore.isEmpty { capturedBefore = [:] }
     if changedInTransaction {
       revision += 1
       let cause = ChangeCause.current
       cause?.trace?.committed(revision)
       if isRecording {
-        let changeSet = ChangeSet(revision: revision, changes: pendingChanges, cause: cause)
+        let changeSet = ChangeSet(revision: revision, changes: pendingChanges, cause: cause, origin: origin)
         var ended: [Int] = []
         for (id, subscription) in subscribers where !subscription.yield(changeSet) { ended.append(id) }
         for id in ended { subscribers.removeValue(forKey: id) }
@@ -197,13 +203,17 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   }
 
   /// Adds a synchronous listener of the change sets committed from now on. Takes the lock.
-  func listen(limit: Int, _ body: @escaping ChangeSetRelay.Body) -> ChangeSetListener {
+  func listen(limit: Int, notingOrigins: Bool = false, _ body: @escaping ChangeSetRelay.Body) -> ChangeSetListener {
     lock.withLock {
       listenerCount += 1
+      if notingOrigins { originNoters += 1 }
       let id = relay.add(after: revision, limit: limit, body)
       return ChangeSetListener(relay: relay, id: id) { [weak self] in
         guard let self else { return }
-        self.lock.withLock { self.listenerCount -= 1 }
+        self.lock.withLock {
+          self.listenerCount -= 1
+          if notingOrigins { self.originNoters -= 1 }
+        }
       }
     }
   }
@@ -240,18 +250,20 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   }
 
   /// Adds a synchronous modification listener. Takes the lock.
-  func addModificationTap(_ body: @escaping @Sendable (ModificationBatch) -> Void) -> Int {
+  func addModificationTap(notingOrigins: Bool = false, _ body: @escaping @Sendable (ModificationBatch) -> Void) -> Int {
     lock.withLock {
       defer { nextSubscriberID += 1 }
       modificationTaps[nextSubscriberID] = body
+      if notingOrigins { originNoters += 1 }
       return nextSubscriberID
     }
   }
 
   /// Removes a synchronous modification listener. Takes the lock.
-  func removeModificationTap(_ id: Int) {
+  func removeModificationTap(_ id: Int, notingOrigins: Bool = false) {
     lock.withLock {
       _ = modificationTaps.removeValue(forKey: id)
+      if notingOrigins { originNoters -= 1 }
       if modificationTaps.isEmpty { pendingModifications = [] }
     }
   }
