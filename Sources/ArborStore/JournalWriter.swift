@@ -275,6 +275,7 @@ public final class JournalWriter: Sendable {
       guard !batch.isEmpty else { return }
       do {
         try store.appendNow(batch)
+        if let revision = CrashPoint.afterCommit, let last = batch.last?.revision, last >= revision { CrashPoint.crash() }
         let (ready, written) = state.withLockedValue { state -> ([Waiter], UInt64) in
           state.transactions += 1
           state.written = max(state.written, batch.last?.revision ?? state.written)
