@@ -26,6 +26,21 @@ import Testing
     let report = try await crashRepeatedly(fsync: "always")
     #expect(report.lost == 0, "acknowledged revisions lost: \(report.lost)")
     print("crash test, --fsync always: \(report.cycles) cycles, \(report.acknowledged) acknowledged intents, \(report.lost) lost")
+    Self.checkStartTimes(report)
+  }
+
+  /// Restarts stay as quick as the first ones however many crashes came before: each start
+  /// replays a bounded journal (a start that replays more than `--snapshot-every` saves a
+  /// snapshot first).
+  static func checkStartTimes(_ report: Report) {
+    let times = report.startTimes.dropFirst()  // the first start made a fresh tree
+    guard times.count >= 10 else { return }
+    func mean(_ slice: ArraySlice<Duration>) -> Duration { slice.reduce(.zero, +) / slice.count }
+    let first = mean(times.prefix(5))
+    let last = mean(times.suffix(5))
+    print("crash test: start time, mean of the first 5 restarts \(first.formatted(.units(allowed: [.milliseconds]))), of the last 5 \(last.formatted(.units(allowed: [.milliseconds]))) (\(times.count) restarts)")
+    // 1.5 times the first, with 150 ms for a busy machine's noise.
+    #expect(last <= first * 1.5 + .milliseconds(150), "restarts grew slower: \(first) at first, \(last) at last")
   }
 
   @Test func underFsyncBatchOnlyTheLastWindowCanBeLost() async throws {
@@ -41,6 +56,8 @@ import Testing
   }
 
   struct Report {
+    /// From launching the daemon to its socket answering, per start.
+    var startTimes: [Duration] = []
     var cycles = 0
     var acknowledged = 0
     var lost = 0
@@ -50,14 +67,16 @@ import Testing
 
   func crashRepeatedly(fsync: String, extra: [String] = []) async throws -> Report {
     let directory = try DaemonHarness.temporaryDirectory()
-    let arguments = ["--fsync", fsync, "--history", "1000000"] + extra
+    let arguments = ["--fsync", fsync, "--history", "1000000", "--snapshot-every", "1000"] + extra
     var report = Report()
     // The counts the last start found, and what the cycle after it saw.
     var counts: [Int]?
     var startRevision: UInt64 = 0
     var previous: Cycle?
     for cycle in 0...Self.cycles {
+      let launched = ContinuousClock.now
       let (value, status) = try await withDaemon(arguments: arguments, directory: directory) { daemon, execution -> (Cycle, [Int], UInt64) in
+        report.startTimes.append(ContinuousClock.now - launched)
         let client = try await daemon.connect()
         if counts == nil {
           for _ in 0..<Self.counters { try await client.call("intent.call", ["intent": "addButtonTapped"]) }
