@@ -83,6 +83,8 @@ final class RequestHandler: Sendable {
         if call.wait == .settled { return .later { await self.finish(call) } }
         stats.intentStarted()
         let outcome: IntentOutcome?
+        let started = ContinuousClock.now
+        defer { reportIfSlow(call, ran: ContinuousClock.now - started) }
         do {
           outcome = try host.callSynchronously(call.intent, on: call.target, parameters: call.arguments)
         } catch {
@@ -112,6 +114,16 @@ final class RequestHandler: Sendable {
     } catch {
       return .done(.failure(error))
     }
+  }
+
+  /// A synchronous intent runs on the event loop under the tree's lock: one that runs
+  /// longer than this delays every other request by as much, and is logged.
+  static let slowIntent = Duration.milliseconds(100)
+
+  private func reportIfSlow(_ call: IntentCall, ran: Duration) {
+    guard ran >= Self.slowIntent else { return }
+    logger.warning(
+      "the synchronous intent \(call.intent) on \(call.target.spelling.isEmpty ? "the root" : call.target.spelling) ran for \(ran.formatted(.units(allowed: [.milliseconds]))) on an event loop, holding the tree: every other request waited as long. Move slow work out of the transaction: make it async, or start it with node.task")
   }
 
   /// Runs an `async` intent to the end of its synchronous part.

@@ -1,0 +1,42 @@
+import ArborClient
+import ArborJSON
+import ArborTesting
+import Foundation
+import Testing
+
+/// A synchronous intent runs to its end on its connection's event loop, under the tree's
+/// lock: a slow one delays the others by at most its own duration, never more, and the log
+/// names it.
+@Suite struct SlowIntentTests {
+  @Test func aLongSynchronousIntentDelaysOtherConnectionsByAtMostItsDuration() async throws {
+    let hold = 400
+    // Two loops: the other connections may share the slow one's loop or not.
+    try await withDaemon(binary: DaemonHarness.fixtureBinary(), arguments: ["--event-loops", "2"]) { daemon, _ in
+      let slow = try await daemon.connect()
+      let others = try await (0..<4).asyncMap { _ in try await daemon.connect() }
+      async let held: JSONValue = slow.call("intent.call", ["intent": "hold", "params": ["milliseconds": .int(Int64(hold))]])
+      try await Task.sleep(for: .milliseconds(50))
+      // Each other client: a read and a write while the tree is held.
+      let waits = try await withThrowingTaskGroup(of: Duration.self) { group in
+        for client in others {
+          group.addTask {
+            let start = ContinuousClock.now
+            _ = try await client.call("state.get")
+            _ = try await client.call("daemon.status")
+            return ContinuousClock.now - start
+          }
+        }
+        return try await group.reduce(into: [Duration]()) { $0.append($1) }
+      }
+      let reply = try await held
+      #expect(reply["revision"] == 1)
+      let longest = try #require(waits.max())
+      print("slow intent of \(hold) ms: the other clients waited at most \(longest.formatted(.units(allowed: [.milliseconds])))")
+      // At most the rest of the hold (it started 50 ms before), plus a busy machine's noise.
+      #expect(longest < .milliseconds(hold + 400), "another client waited \(longest) behind an intent of \(hold) ms")
+      try await eventually("the log to name the slow intent") {
+        daemon.log.contains("the synchronous intent hold on the root ran for") && daemon.log.contains("make it async")
+      }
+    }
+  }
+}
