@@ -12,27 +12,31 @@ final class CommitTrace: Sendable {
     var first: UInt64?
     var last: UInt64?
     var count = 0
+    var discarded = false
     var open = true
   }
 
   private let state = Mutex(State())
 
-  /// Notes a committed revision. Called by the tree with its lock held.
-  func committed(_ revision: UInt64) {
+  /// Notes a committed revision; `discarded` when the tree was retired and nobody will see
+  /// it. Called by the tree with its lock held.
+  func committed(_ revision: UInt64, discarded: Bool = false) {
     state.withLock { state in
       guard state.open else { return }
+      if discarded { state.discarded = true }
       if state.first == nil { state.first = revision }
       state.last = revision
       state.count += 1
     }
   }
 
-  /// Closes the trace and returns what it noted: the first and last revision, and how many.
-  func close() -> (first: UInt64, last: UInt64, count: Int)? {
+  /// Closes the trace and returns what it noted: the first and last revision, how many,
+  /// and whether any of them was made on a retired tree.
+  func close() -> (first: UInt64, last: UInt64, count: Int, discarded: Bool)? {
     state.withLock { state in
       state.open = false
       guard let first = state.first, let last = state.last else { return nil }
-      return (first, last, state.count)
+      return (first, last, state.count, state.discarded)
     }
   }
 }

@@ -22,17 +22,22 @@ public struct IntentDispatcher<Root: Model>: Sendable {
     public var commits: ClosedRange<UInt64>?
     /// How many revisions the call committed.
     public var commitCount: Int
+    /// Whether some of its writes were made on a tree its host had retired (replaced by a
+    /// restore while the call ran): nobody sees them, and they are not kept.
+    public var discarded: Bool
 
-    public init(revision: UInt64, result: JSONValue, commits: ClosedRange<UInt64>? = nil, commitCount: Int = 0) {
+    public init(revision: UInt64, result: JSONValue, commits: ClosedRange<UInt64>? = nil, commitCount: Int = 0, discarded: Bool = false) {
       self.revision = revision
       self.result = result
       self.commits = commits
       self.commitCount = commitCount
+      self.discarded = discarded
     }
 
     init(closing trace: CommitTrace, treeRevision: UInt64, result: JSONValue) {
       if let noted = trace.close() {
-        self.init(revision: noted.last, result: result, commits: noted.first...noted.last, commitCount: noted.count)
+        self.init(
+          revision: noted.last, result: result, commits: noted.first...noted.last, commitCount: noted.count, discarded: noted.discarded)
       } else {
         self.init(revision: treeRevision, result: result)
       }

@@ -49,6 +49,8 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   var isRecording: Bool {
     !subscribers.isEmpty || listenerCount > 0 || (undo?.isTracking ?? false) || !modificationTaps.isEmpty
   }
+  /// Retired by its host (``ModelAnchor/retire()``): commits are no longer delivered.
+  @exclusivity(unchecked) var retired = false
   /// How many listeners and taps need each commit's ``ModificationOrigin`` (the streams
   /// of modifications, which ignore their own writes); none: it is not computed.
   @exclusivity(unchecked) var originNoters = 0
@@ -103,8 +105,8 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
     if changedInTransaction {
       revision += 1
       let cause = ChangeCause.current
-      cause?.trace?.committed(revision)
-      if isRecording {
+      cause?.trace?.committed(revision, discarded: retired)
+      if isRecording && !retired {
         let changeSet = ChangeSet(revision: revision, changes: pendingChanges, cause: cause, origin: origin)
         var ended: [Int] = []
         for (id, subscription) in subscribers where !subscription.yield(changeSet) { ended.append(id) }

@@ -11,6 +11,8 @@ struct IntentOutcome: Sendable, Hashable {
   var firstRevision: UInt64?
   /// How many revisions it committed.
   var commits: Int
+  /// It wrote to a tree a restore replaced while it ran: its writes were discarded.
+  var discarded = false
 
   /// The reply's `result` member: `{"revision": N, "result": …}`, with `firstRevision`
   /// and `commits` when the intent committed more than one revision.

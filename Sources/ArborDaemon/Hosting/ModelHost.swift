@@ -36,28 +36,37 @@ final class ModelHost<Root: Model>: TreeHost {
 
   func snapshotData() throws -> Data { try anchor.snapshot() }
 
+  /// The new tree is decoded first (the slow part, with no lock held); then the old tree
+  /// is retired — nothing it commits from then on reaches anyone — and the new one takes
+  /// the revision after the old one's last: no revision is named twice, whatever intents
+  /// run meanwhile. An intent still running on the old tree finds its writes discarded.
   func restore(_ record: SnapshotRecord) throws -> UInt64 {
-    let revision = max(anchor.revision, record.revision) + 1
-    let (_, restored) = try Root.andAnchor(restoring: record, revision: revision, dependencies)
-    let previous = current.withLockedValue { current -> ModelAnchor<Root> in
-      let previous = current.anchor
+    let (_, restored) = try Root.andAnchor(restoring: record, revision: record.revision, dependencies)
+    let old = anchor
+    let last = old.retire()
+    let revision = max(last, record.revision) + 1
+    // The restore itself is that revision: the state the new tree holds now.
+    restored.startRevisions(after: revision)
+    current.withLockedValue { current in
       current.anchor = restored
       current.generation += 1
-      return previous
     }
     // The old tree goes when its last in-flight intent lets go of it.
-    _ = previous
     return revision
   }
 
   func callSynchronously(_ intent: String, on target: IntentTarget, parameters: JSONValue) throws -> IntentOutcome? {
     guard let outcome = try IntentDispatcher(anchor).callSynchronously(intent, on: target, parameters: parameters) else { return nil }
-    return IntentOutcome(revision: outcome.revision, result: outcome.result, firstRevision: outcome.commits?.lowerBound, commits: outcome.commitCount)
+    return IntentOutcome(
+      revision: outcome.revision, result: outcome.result, firstRevision: outcome.commits?.lowerBound, commits: outcome.commitCount,
+      discarded: outcome.discarded)
   }
 
   func call(_ intent: String, on target: IntentTarget, parameters: JSONValue, wait: IntentWait) async throws -> IntentOutcome {
     let outcome = try await IntentDispatcher(anchor).call(intent, on: target, parameters: parameters, wait: wait)
-    return IntentOutcome(revision: outcome.revision, result: outcome.result, firstRevision: outcome.commits?.lowerBound, commits: outcome.commitCount)
+    return IntentOutcome(
+      revision: outcome.revision, result: outcome.result, firstRevision: outcome.commits?.lowerBound, commits: outcome.commitCount,
+      discarded: outcome.discarded)
   }
 
   func listen(limit: Int, _ body: @escaping @Sendable (ChangeSetDelivery) -> Void) -> ChangeSetListener {

@@ -20,6 +20,7 @@ public enum ArborErrorCode {
   public static let nothingToUndo = 1014
   public static let nothingToRedo = 1015
   public static let writesRefused = 1016
+  public static let superseded = 1017
 }
 
 /// The daemon's errors, as the client sees them.
@@ -67,6 +68,14 @@ enum ArborErrors {
       code: ArborErrorCode.notDurable, name: "org.arbor.NotDurable",
       message: "revision \(revision) was committed in memory but could not be written to the journal: \(error). The daemon now refuses writes and retries writing it every second; it is kept once the disk takes it, and lost if the daemon stops before (daemon.status says which)",
       details: ["revision": .int(Int64(revision)), "error": .string("\(error)")])
+  }
+
+  /// An intent whose writes went to a tree that `state.restore` replaced while it ran.
+  static func superseded(intent: String) -> RPCError {
+    RPCError(
+      code: ArborErrorCode.superseded, name: "org.arbor.Superseded",
+      message: "the state was restored while \(intent) ran: its changes were discarded (the restored state does not hold them); call it again if it still applies",
+      details: ["intent": .string(intent)])
   }
 
   /// A write (an intent, a restore, an undo or redo) refused before it ran: the journal

@@ -94,6 +94,7 @@ final class RequestHandler: Sendable {
         // An `async` intent did not run here: `finish` counts it when it does.
         stats.intentFinished(counted: outcome != nil)
         guard let outcome else { return .later { await self.finish(call) } }
+        if outcome.discarded { throw ArborErrors.superseded(intent: call.intent) }
         let reply = outcome.reply
         return repliesWaitForDisk ? .durable(revision: outcome.revision, reply) : .done(.success(reply))
       }
@@ -132,6 +133,7 @@ final class RequestHandler: Sendable {
     defer { stats.intentFinished() }
     do {
       let outcome = try await host.call(call.intent, on: call.target, parameters: call.arguments, wait: call.wait)
+      if outcome.discarded { return .failure(ArborErrors.superseded(intent: call.intent)) }
       if repliesWaitForDisk {
         do {
           try await journal.writer.durable(through: outcome.revision)

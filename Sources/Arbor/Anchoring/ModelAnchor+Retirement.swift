@@ -1,0 +1,23 @@
+extension ModelAnchor {
+  /// Retires the tree: from now on its commits are not delivered to anyone (change sets,
+  /// listeners, subscribers), and the commits of a call under way are reported as
+  /// discarded (``IntentDispatcher/Outcome/discarded``). Returns the revision of its last
+  /// delivered commit. A host that replaces its tree (a restore) retires the old one first,
+  /// so that nothing the old tree commits afterwards can take a revision of the new one.
+  ///
+  /// ```swift
+  /// let last = old.retire()
+  /// restored.startRevisions(after: last)
+  /// ```
+  package func retire() -> UInt64 {
+    tree.lock.withLock {
+      tree.retired = true
+      return tree.revision
+    }
+  }
+
+  /// Makes the next commit of a tree nobody has seen yet take revision `revision + 1`.
+  package func startRevisions(after revision: UInt64) {
+    tree.lock.withLock { tree.revision = revision }
+  }
+}
