@@ -25,6 +25,7 @@ struct Arborctl: AsyncParsableCommand {
 
   /// Runs the command; a usage error exits 2 (argument-parser's own code is 64).
   static func main() async {
+    StandardOutput.prepare()
     do {
       var command = try await asyncParseAsRoot()
       if var command = command as? any AsyncParsableCommand {

@@ -10,7 +10,7 @@ struct AtCommand: AsyncParsableCommand {
   @Argument(help: "The revision.")
   var revision: UInt64
 
-  @Argument(help: "A JSON Pointer; the root when absent.", completion: .custom(Completions.paths))
+  @Argument(help: "A JSON Pointer (/ is the root too); the root when absent.", completion: .custom(Completions.paths), transform: CommandLinePath.wire)
   var path: String = ""
 
   @OptionGroup var connection: ConnectionOptions

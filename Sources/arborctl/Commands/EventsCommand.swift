@@ -12,7 +12,7 @@ struct EventsCommand: AsyncParsableCommand {
       Events are not journalled: those sent while the daemon restarts are not seen.
       """)
 
-  @Argument(help: "A JSON Pointer; the root (every model) when absent.", completion: .custom(Completions.paths))
+  @Argument(help: "A JSON Pointer (/ is the root too); the root (every model) when absent.", completion: .custom(Completions.paths), transform: CommandLinePath.wire)
   var path: String = ""
 
   @Option(name: .customLong("type"), help: "Only events of this type, such as CounterRowModel.Event (repeatable).")
@@ -23,6 +23,7 @@ struct EventsCommand: AsyncParsableCommand {
   @OptionGroup var connection: ConnectionOptions
 
   func run() async throws {
+    StandardOutput.endWhenReaderGoes()
     do {
       let client = try connection.client(reconnect: !follow.noReconnect)
       let json = connection.printsJSON

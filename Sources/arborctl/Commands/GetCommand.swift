@@ -5,7 +5,7 @@ import ArgumentParser
 struct GetCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(commandName: "get", abstract: "Show the state at a path (a JSON Pointer such as /counters/0).")
 
-  @Argument(help: "A JSON Pointer; the root when absent.", completion: .custom(Completions.paths))
+  @Argument(help: "A JSON Pointer (/ is the root too); the root when absent.", completion: .custom(Completions.paths), transform: CommandLinePath.wire)
   var path: String = ""
 
   @OptionGroup var connection: ConnectionOptions

@@ -23,6 +23,7 @@ struct HistoryCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
+    StandardOutput.endWhenReaderGoes()
     let (since, limit, json) = (self.since, self.limit, connection.printsJSON)
     do {
       try await connection.withConnection { connection in

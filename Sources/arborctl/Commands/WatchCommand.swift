@@ -26,7 +26,7 @@ struct WatchCommand: AsyncParsableCommand {
     }
   }
 
-  @Argument(help: "A JSON Pointer; the root when absent.", completion: .custom(Completions.paths))
+  @Argument(help: "A JSON Pointer (/ is the root too); the root when absent.", completion: .custom(Completions.paths), transform: CommandLinePath.wire)
   var path: String = ""
 
   @Option(help: "Start from this past revision: the value then, and every revision after it.")
@@ -39,6 +39,7 @@ struct WatchCommand: AsyncParsableCommand {
   @OptionGroup var connection: ConnectionOptions
 
   func run() async throws {
+    StandardOutput.endWhenReaderGoes()
     do {
       let client = try connection.client(reconnect: !follow.noReconnect)
       let printer = WatchPrinter(path: path, mode: mode, json: connection.printsJSON)

@@ -41,7 +41,7 @@ enum Output {
 
   /// Writes `text` to standard output now (a terminal's redraw must not wait in a buffer).
   static func write(_ text: String) {
-    FileHandle.standardOutput.write(Data(text.utf8))
+    StandardOutput.write(text)
   }
 
   /// `key: value` lines, the keys padded to one width.

@@ -1,0 +1,48 @@
+import ArborJSON
+import ArborTesting
+import Foundation
+import Subprocess
+import Testing
+
+/// A reader that goes away (`| head -1`) ends arborctl quietly, with status 0 and nothing on
+/// standard error, as `redis-cli`, `kubectl` and `jq` end — also for the commands that wait
+/// for more (`watch`, `events`).
+@Suite struct ArborctlPipeTests {
+  /// Runs `arborctl ARGUMENTS | head -1` in bash; arborctl's status and standard error.
+  static func piped(_ arguments: String, socket: String) async throws -> (status: String, firstLine: String, error: String) {
+    let script = "\(ArborctlTests.binary()) \(arguments) 2>\"$ERRORS\" | head -1; echo \"arborctl exited ${PIPESTATUS[0]}\""
+    let errors = try DaemonHarness.temporaryDirectory() + "/errors"
+    let result = try await withDeadline("`arborctl \(arguments) | head -1` to end", seconds: 20) {
+      try await run(
+        .name("bash"), arguments: ["-c", script], environment: .inherit.updating(["ARBOR_SOCKET": socket, "ERRORS": errors]),
+        output: .string(limit: 1 << 20), error: .string(limit: 1 << 16))
+    }
+    let lines = result.standardOutput.split(separator: "\n").map(String.init)
+    let error = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+    return (lines.last ?? "", lines.first ?? "", error)
+  }
+
+  @Test func historyWatchAndEventsEndQuietlyWhenTheReaderGoes() async throws {
+    try await withDaemon { daemon, _ in
+      let client = try await daemon.connect()
+      // More history than a pipe holds (64 KiB), so that arborctl is still writing when
+      // head has gone.
+      for _ in 0..<30 { try await client.call("intent.call", ["intent": "addButtonTapped"]) }
+      _ = try await client.batch(Array(repeating: ("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"] as JSONValue), count: 1_000))
+      for command in ["history --limit 2000", "watch /", "get /", "status"] {
+        let outcome = try await Self.piped(command, socket: daemon.socket)
+        #expect(outcome.status == "arborctl exited 0", "arborctl \(command): \(outcome.status), stderr: \(outcome.error)")
+        #expect(outcome.error.isEmpty, "arborctl \(command) wrote to stderr: \(outcome.error)")
+        #expect(!outcome.firstLine.isEmpty && !outcome.firstLine.hasPrefix("arborctl exited"), "arborctl \(command) printed nothing")
+      }
+      // `events` prints nothing until an event comes: it ends once head has gone too.
+      async let events = Self.piped("events", socket: daemon.socket)
+      try await Task.sleep(for: .milliseconds(300))
+      // A row's remove button sends an event.
+      try await client.call("intent.call", ["target": "/counters/0", "intent": "removeButtonTapped"])
+      let outcome = try await events
+      #expect(outcome.status == "arborctl exited 0", "arborctl events: \(outcome.status), stderr: \(outcome.error)")
+      #expect(outcome.error.isEmpty, "arborctl events wrote to stderr: \(outcome.error)")
+    }
+  }
+}
