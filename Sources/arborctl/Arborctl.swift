@@ -27,7 +27,7 @@ struct Arborctl: AsyncParsableCommand {
   static func main() async {
     StandardOutput.prepare()
     do {
-      var command = try await asyncParseAsRoot()
+      var command = try await asyncParseAsRoot(LeadingOptions.moved(Array(CommandLine.arguments.dropFirst())))
       if var command = command as? any AsyncParsableCommand {
         try await command.run()
       } else {

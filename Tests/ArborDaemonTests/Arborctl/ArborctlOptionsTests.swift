@@ -1,0 +1,39 @@
+import ArborJSON
+import ArborTesting
+import Foundation
+import Testing
+
+/// The connection options before the command, as `kubectl --context` and `redis-cli -s`
+/// take theirs, and `/` as the root for every path.
+@Suite struct ArborctlOptionsTests {
+  @Test func connectionOptionsMayComeBeforeTheCommand() async throws {
+    try await withDaemon { daemon, _ in
+      // No $ARBOR_SOCKET: the socket comes from the option only.
+      for arguments in [
+        ["--socket", daemon.socket, "status"], ["--socket=\(daemon.socket)", "--timeout", "5", "--json", "status"],
+        ["--timeout=5", "--socket", daemon.socket, "get", "/"], ["--socket", daemon.socket, "snapshot", "save", "-"],
+      ] {
+        let outcome = try await ArborctlTests.arborctl(arguments, socket: nil)
+        #expect(outcome.status == .exited(0), "arborctl \(arguments.joined(separator: " ")): \(outcome.error)")
+        #expect(outcome.json != nil, "arborctl \(arguments.joined(separator: " ")) printed \(outcome.output.prefix(200))")
+      }
+      // After the command, as before.
+      let after = try await ArborctlTests.arborctl(["status", "--socket", daemon.socket], socket: nil)
+      #expect(after.json?["name"] == "counterfactd")
+      // A mistake is still a usage error.
+      let wrong = try await ArborctlTests.arborctl(["--socket"], socket: nil)
+      #expect(wrong.status == .exited(2), "\(wrong.error)")
+    }
+  }
+
+  @Test func slashIsTheRootForEveryPath() async throws {
+    try await withDaemon { daemon, _ in
+      let root = try await ArborctlTests.arborctl(["get", "/"], socket: daemon.socket)
+      let absent = try await ArborctlTests.arborctl(["get"], socket: daemon.socket)
+      #expect(root.status == .exited(0), "\(root.error)")
+      #expect(root.json != nil && root.json == absent.json)
+      let at = try await ArborctlTests.arborctl(["at", "0", "/"], socket: daemon.socket)
+      #expect(at.status == .exited(0), "\(at.error)")
+    }
+  }
+}
