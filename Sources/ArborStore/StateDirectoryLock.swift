@@ -63,10 +63,8 @@ public final class StateDirectoryLock: Sendable {
   /// Takes the lock on `directory` (created when missing), or throws at once when another
   /// process holds it, naming that process.
   public static func acquire(_ directory: String) throws(Refusal) -> StateDirectoryLock {
-    do {
-      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    } catch {
-      throw Refusal(directory: directory, kind: .unusable(reason: "it cannot be created (\(error.localizedDescription))"))
+    if let problem = makeDirectories(directory) {
+      throw Refusal(directory: directory, kind: .unusable(reason: problem + ". Choose another --state-dir, or create it, owned by the daemon's user"))
     }
     let path = directory + "/" + fileName
     let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -95,6 +93,19 @@ public final class StateDirectoryLock: Sendable {
   public func release() {
     guard !released.exchange(true, ordering: .relaxed) else { return }
     close(descriptor)
+  }
+
+  /// Creates `path` and its missing parents (mode 0755); nil when it exists or was made,
+  /// else what stopped it, naming the part of the path and the system's reason.
+  static func makeDirectories(_ path: String) -> String? {
+    var info = stat()
+    if stat(path, &info) == 0 {
+      return (info.st_mode & S_IFMT) == S_IFDIR ? nil : "\(path) exists and is not a directory"
+    }
+    let parent = (path as NSString).deletingLastPathComponent
+    if !parent.isEmpty, parent != path, let problem = makeDirectories(parent) { return problem }
+    if mkdir(path, 0o755) == 0 || errno == EEXIST { return nil }
+    return "\(path) cannot be created: \(String(cString: strerror(errno)).lowercased())"
   }
 
   private static func readPID(_ descriptor: Int32) -> Int32? {

@@ -7,6 +7,10 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Hosts one tree of models as a daemon: restores its last state from the store (the newest
 /// snapshot and the journal after it) or builds a fresh root, anchors it, and serves
 /// JSON-RPC 2.0 on a Unix socket until SIGTERM or SIGINT, journalling every revision; then
@@ -92,12 +96,7 @@ public struct ArborDaemon<Root: Model>: Sendable {
         throw DaemonStartError(error.description)
       }
     }
-    let lock: StateDirectoryLock
-    do {
-      lock = try StateDirectoryLock.acquire(paths.stateDirectory)
-    } catch {
-      throw DaemonStartError("cannot start: \(error)")
-    }
+    let lock = try await Self.lockStateDirectory(paths.stateDirectory)
     defer { lock.release() }
     let file = paths.storeFile
     let store: Store
@@ -166,6 +165,24 @@ public struct ArborDaemon<Root: Model>: Sendable {
         services: [.init(service: service)], gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [], logger: logger))
     await stop?.attach(group)
     try await group.run()
+  }
+}
+
+extension ArborDaemon {
+  /// Takes the state directory's lock. A lock that this very process holds is waited for a
+  /// moment (2 s): a child process being started elsewhere in the process (a test host
+  /// starting a subprocess) holds a copy of the descriptor until it execs.
+  static func lockStateDirectory(_ directory: String) async throws -> StateDirectoryLock {
+    let deadline = ContinuousClock.now + .seconds(2)
+    while true {
+      do {
+        return try StateDirectoryLock.acquire(directory)
+      } catch where error.kind == .held(pid: getpid()) && ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(10))
+      } catch {
+        throw DaemonStartError("cannot start: \(error)")
+      }
+    }
   }
 }
 

@@ -1,6 +1,11 @@
 import ArborClient
 import ArborRPC
 import ArgumentParser
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// A failure with the exit code it stands for; printed on standard error.
 struct CommandFailure: Error, CustomStringConvertible {
@@ -32,12 +37,31 @@ struct CommandFailure: Error, CustomStringConvertible {
       if reason.localizedCaseInsensitiveContains("permission denied") {
         self.init(.permissionDenied, "permission denied on \(path): ask for the daemon's group (the socket is mode 0660)")
       } else {
-        self.init(.cannotConnect, error.description)
+        self.init(.cannotConnect, Self.cannotConnect(to: path))
       }
     case .connectionClosed:
       self.init(.cannotConnect, "the daemon closed the connection")
     case .malformedReply, .watchClosed, .patchFailed:
       self.init(.daemonError, error.description)
+    }
+  }
+
+  /// Why nothing answers at `path`, said from what is there, and what to do.
+  static func cannotConnect(to path: String) -> String {
+    let start = "Start the daemon (for example `make run`), or pass its socket with --socket or $ARBOR_SOCKET."
+    var info = stat()
+    guard lstat(path, &info) == 0 else {
+      return "cannot connect to \(path): there is no such file. Is the daemon running? \(start)"
+    }
+    switch info.st_mode & S_IFMT {
+    case S_IFDIR:
+      let sockets = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(".sock") }.sorted()
+      let inside = sockets.isEmpty ? "" : " (it holds \(sockets.map { path + "/" + $0 }.joined(separator: ", ")))"
+      return "cannot connect to \(path): it is a directory, not a socket\(inside). Pass the socket file itself with --socket."
+    case S_IFSOCK:
+      return "cannot connect to \(path): nothing listens on it (a socket left by a daemon that stopped). \(start)"
+    default:
+      return "cannot connect to \(path): it is not a socket. Pass the daemon's socket with --socket or $ARBOR_SOCKET."
     }
   }
 

@@ -36,4 +36,20 @@ import Testing
       #expect(at.status == .exited(0), "\(at.error)")
     }
   }
+
+  @Test func aWrongSocketIsExplainedWithoutInternals() async throws {
+    let directory = try DaemonHarness.temporaryDirectory()
+    _ = FileManager.default.createFile(atPath: directory + "/plain", contents: Data())
+    let cases: [(String, String)] = [
+      (directory + "/missing.sock", "there is no such file. Is the daemon running?"),
+      (directory, "it is a directory, not a socket"),
+      (directory + "/plain", "it is not a socket"),
+    ]
+    for (path, says) in cases {
+      let outcome = try await ArborctlTests.arborctl(["status", "--socket", path], socket: nil)
+      #expect(outcome.status == .exited(3))
+      #expect(outcome.error.contains("cannot connect to \(path): \(says)"), "\(outcome.error)")
+      #expect(!outcome.error.contains("errno") && !outcome.error.contains("descriptor:"), "internals in: \(outcome.error)")
+    }
+  }
 }

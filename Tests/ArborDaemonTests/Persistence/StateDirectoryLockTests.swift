@@ -69,14 +69,36 @@ import Testing
     #expect(state["value"]?["counters"]?.arrayValue?.count == 1)
   }
 
-  @Test func theLockIsExclusiveWithinOneProcessToo() throws {
+  @Test func theLockIsExclusiveWithinOneProcessToo() async throws {
     let directory = try DaemonHarness.temporaryDirectory() + "/state"
     let first = try StateDirectoryLock.acquire(directory)
     let refusal = #expect(throws: StateDirectoryLock.Refusal.self) { try StateDirectoryLock.acquire(directory) }
     #expect(refusal?.kind == .held(pid: getpid()))
     first.release()
     first.release()
-    let again = try StateDirectoryLock.acquire(directory)
+    // Other tests start processes meanwhile: a child forked before it execs holds a copy of
+    // the descriptor (and so the lock) for a moment. The lock comes back once it has.
+    let again = try await withDeadline("the released lock to be free again") {
+      while true {
+        if let lock = try? StateDirectoryLock.acquire(directory) { return lock }
+        try await Task.sleep(for: .milliseconds(10))
+      }
+    }
     again.release()
+  }
+
+  @Test func aStateDirectoryThatCannotBeMadeIsExplained() async throws {
+    let directory = try DaemonHarness.temporaryDirectory()
+    _ = FileManager.default.createFile(atPath: directory + "/plain", contents: Data())
+    let result = try await withDeadline("the daemon to refuse") {
+      try await run(
+        .path(.init(DaemonHarness.binary())), arguments: ["--socket", directory + "/d.sock", "--state-dir", directory + "/plain/state"],
+        output: .discarded, error: .string(limit: 1 << 16))
+    }
+    #expect(result.terminationStatus != .exited(0))
+    #expect(
+      result.standardError.contains("cannot lock the state directory \(directory)/plain/state: \(directory)/plain exists and is not a directory"),
+      "\(result.standardError)")
+    #expect(!result.standardError.contains("NSCocoaErrorDomain"), "\(result.standardError)")
   }
 }
