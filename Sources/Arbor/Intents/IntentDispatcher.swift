@@ -60,6 +60,9 @@ public struct IntentDispatcher<Root: Model>: Sendable {
     guard let model = try anchor.model.model(at: target) else { throw IntentError.unknownTarget(target.description) }
     let trace = CommitTrace()
     let cause = ChangeCause(intent: intent, target: target.spelling, trace: trace)
+    let tree = anchor.tree
+    tree.lock.withLock { tree.tracingCalls += 1 }
+    defer { tree.lock.withLock { tree.tracingCalls -= 1 } }
     guard wait == .settled else {
       let result = try await ChangeCause.$current.withValue(cause) {
         try await Self.call(intent, on: model, parameters: parameters)
@@ -92,6 +95,9 @@ public struct IntentDispatcher<Root: Model>: Sendable {
     guard let model = try anchor.model.model(at: target) else { throw IntentError.unknownTarget(target.description) }
     let trace = CommitTrace()
     let cause = ChangeCause(intent: intent, target: target.spelling, trace: trace)
+    let tree = anchor.tree
+    tree.lock.withLock { tree.tracingCalls += 1 }
+    defer { tree.lock.withLock { tree.tracingCalls -= 1 } }
     let result = try ChangeCause.$current.withValue(cause) {
       try Self.callSynchronously(intent, on: model, parameters: parameters)
     }

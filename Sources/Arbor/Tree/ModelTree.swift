@@ -49,6 +49,9 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   var isRecording: Bool {
     !subscribers.isEmpty || listenerCount > 0 || (undo?.isTracking ?? false) || !modificationTaps.isEmpty
   }
+  /// How many ``IntentDispatcher`` calls are under way: while there are none and nobody
+  /// records, a commit does not look up its cause (a task-local read per write).
+  @exclusivity(unchecked) var tracingCalls = 0
   /// Retired by its host (``ModelAnchor/retire()``): commits are no longer delivered.
   @exclusivity(unchecked) var retired = false
   /// How many listeners and taps need each commit's ``ModificationOrigin`` (the streams
@@ -104,9 +107,10 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
     if !capturedBefore.isEmpty { capturedBefore = [:] }
     if changedInTransaction {
       revision += 1
-      let cause = ChangeCause.current
+      let recording = isRecording
+      let cause = recording || tracingCalls > 0 ? ChangeCause.current : nil
       cause?.trace?.committed(revision, discarded: retired)
-      if isRecording && !retired {
+      if recording && !retired {
         let changeSet = ChangeSet(revision: revision, changes: pendingChanges, cause: cause, origin: origin)
         var ended: [Int] = []
         for (id, subscription) in subscribers where !subscription.yield(changeSet) { ended.append(id) }
