@@ -1,3 +1,4 @@
+import ArborRPC
 import ArgumentParser
 import Foundation
 
@@ -18,8 +19,9 @@ struct Arborctl: AsyncParsableCommand {
 
       Exit codes: 0 ok, 1 the daemon answered with an error, 2 usage, 3 cannot connect, 4 timeout, 5 permission denied.
       """,
+    version: "arborctl \(ArborProtocol.release), protocol \(ArborProtocol.version)",
     subcommands: [
-      StatusCommand.self, GetCommand.self, CallCommand.self, WatchCommand.self, EventsCommand.self, HistoryCommand.self, AtCommand.self,
+      StatusCommand.self, PingCommand.self, GetCommand.self, CallCommand.self, WatchCommand.self, EventsCommand.self, HistoryCommand.self, AtCommand.self,
       SnapshotCommand.self, UndoCommand.self, RedoCommand.self, SchemaCommand.self, RPCCommand.self, BenchCommand.self,
     ])
 

@@ -1,5 +1,6 @@
 import Arbor
 import ArborJSON
+import ArborRPC
 import ArborStore
 import ArborSystemd
 import Dependencies
@@ -65,6 +66,10 @@ public struct ArborDaemon<Root: Model>: Sendable {
   /// try await done
   /// ```
   public func run(until stop: DaemonStop?, handlingSignals: Bool, started: @escaping @Sendable (ModelAnchor<Root>) -> Void) async throws {
+    if options.version {
+      print(Self.versionLine(name: name))
+      return
+    }
     // To journald with structured fields when standard error is the journal (under
     // systemd), plain lines on standard error otherwise.
     // The level is shared by every copy of the logger, so that a reload changes it.
@@ -169,6 +174,11 @@ public struct ArborDaemon<Root: Model>: Sendable {
 }
 
 extension ArborDaemon {
+  /// What `--version` prints: `counterfactd (AppModel), Arbor 0.1.0, protocol 1`.
+  static func versionLine(name: String) -> String {
+    "\(name) (\(Root._$typeName)), Arbor \(ArborProtocol.release), protocol \(ArborProtocol.version)"
+  }
+
   /// Takes the state directory's lock. A lock that this very process holds is waited for a
   /// moment (2 s): a child process being started elsewhere in the process (a test host
   /// starting a subprocess) holds a copy of the descriptor until it execs.

@@ -1,3 +1,4 @@
+import ArborRPC
 import NIOConcurrencyHelpers
 import Foundation
 import Synchronization
@@ -62,5 +63,5 @@ final class DaemonStats: Sendable {
 
 /// The version `daemon.status` reports.
 public enum ArborDaemonVersion {
-  public static let current = "0.1.0"
+  public static let current = ArborProtocol.release
 }

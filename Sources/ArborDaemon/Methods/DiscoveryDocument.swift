@@ -99,7 +99,7 @@ extension Method {
       return [
         "type": "object",
         "properties": ["undo": ["type": ["object", "null"], "description": "null when no model tracks undo", "properties": ["canUndo": ["type": "boolean"], "canRedo": ["type": "boolean"]], "required": ["canUndo", "canRedo"]]],
-        "required": ["name", "version", "pid", "uptime", "revision", "clients", "subscriptions", "intentsPerSecond"],
+        "required": ["name", "version", "protocol", "pid", "uptime", "revision", "clients", "subscriptions", "intentsPerSecond"],
       ]
     case .stateGet: return ["type": "object", "properties": ["revision": revision, "value": [:]], "required": ["revision", "value"]]
     case .stateSnapshot: return ["type": "object", "required": ["format", "root", "schema", "revision", "createdAt", "state"]]

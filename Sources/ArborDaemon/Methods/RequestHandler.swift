@@ -250,6 +250,7 @@ final class RequestHandler: Sendable {
     return [
       "name": .string(name),
       "version": .string(ArborDaemonVersion.current),
+      "protocol": .int(Int64(ArborProtocol.version)),
       "pid": .int(Int64(getpid())),
       "root": .string(host.rootType),
       "uptime": .double((snapshot.uptime * 1000).rounded() / 1000),

@@ -16,6 +16,9 @@ import ArgumentParser
 /// }
 /// ```
 public struct DaemonOptions: ParsableArguments, Sendable {
+  @Flag(name: .long, help: "Print the daemon's name, Arbor's release and the protocol version, then exit.")
+  public var version = false
+
   @Option(name: .long, help: "The Unix socket to listen on (default: under $RUNTIME_DIRECTORY, $XDG_RUNTIME_DIR/arbor or /tmp/arbor-UID).")
   public var socket: String?
 

@@ -1,6 +1,7 @@
 import ArborJSON
 import ArborTesting
 import Foundation
+import Subprocess
 import Testing
 
 /// The connection options before the command, as `kubectl --context` and `redis-cli -s`
@@ -51,5 +52,27 @@ import Testing
       #expect(outcome.error.contains("cannot connect to \(path): \(says)"), "\(outcome.error)")
       #expect(!outcome.error.contains("errno") && !outcome.error.contains("descriptor:"), "internals in: \(outcome.error)")
     }
+  }
+
+  @Test func versionsAndPing() async throws {
+    let version = try await ArborctlTests.arborctl(["--version"], socket: nil)
+    #expect(version.status == .exited(0))
+    #expect(version.output.hasPrefix("arborctl ") && version.output.contains("protocol 1"), "\(version.output)")
+    let daemonVersion = try await withDeadline("counterfactd --version") {
+      try await run(.path(.init(DaemonHarness.binary())), arguments: ["--version"], output: .string(limit: 4096), error: .string(limit: 4096))
+    }
+    #expect(daemonVersion.terminationStatus == .exited(0), "\(daemonVersion.standardError)")
+    #expect(daemonVersion.standardOutput.hasPrefix("counterfactd (AppModel), Arbor ") && daemonVersion.standardOutput.contains("protocol 1"))
+    try await withDaemon { daemon, _ in
+      let ping = try await ArborctlTests.arborctl(["ping", "--count", "3"], socket: daemon.socket)
+      #expect(ping.status == .exited(0), "\(ping.error)")
+      let lines = ping.output.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }
+      #expect(lines.count == 3)
+      #expect(lines.allSatisfy { $0["name"] == "counterfactd" && $0["protocol"] == 1 && ($0["milliseconds"]?.doubleValue ?? -1) >= 0 }, "\(lines)")
+      let status = try await daemon.connect().call("daemon.status")
+      #expect(status["protocol"] == 1)
+    }
+    let unreachable = try await ArborctlTests.arborctl(["ping", "--socket", "/nonexistent/arbor.sock"], socket: nil)
+    #expect(unreachable.status == .exited(3))
   }
 }
