@@ -28,13 +28,26 @@ struct EventsCommand: AsyncParsableCommand {
       let client = try connection.client(reconnect: !follow.noReconnect)
       let json = connection.printsJSON
       let path = self.path
+      // Events come from models at or under the path; when nothing is there yet, say so
+      // (on standard error, piped or not) rather than wait in silence.
+      let exists = try await connection.withConnection { connection -> Bool in
+        do {
+          _ = try await connection.call("state.get", ["path": .string(path)])
+          return true
+        } catch ArborClientError.daemon(let error) where error.name == "org.arbor.PathNotFound" {
+          return false
+        }
+      }
+      if !exists {
+        Self.note("nothing is at \(path) now: waiting for events of the models that come there (Ctrl-C to stop)")
+      }
       let (count, types) = (follow.count, self.types)
       try await connection.withFirstWithinTimeout(path: client.socketPath) { arrived in
         let events = client.events(path, types: types.isEmpty ? nil : types) { event in
           switch event {
           case .subscribed:
             arrived()
-            if !json { Self.note("watching events at \(path.isEmpty ? "/" : path) (Ctrl-C to stop)") }
+            if !json && exists { Self.note("watching events at \(path.isEmpty ? "/" : path) (Ctrl-C to stop)") }
           case .lost(let error): Self.note("connection lost (\(error)); reconnecting…")
           }
         }

@@ -46,3 +46,21 @@ import Testing
     }
   }
 }
+
+/// Commands that wait say what they wait for.
+@Suite struct ArborctlWaitingTests {
+  @Test func eventsAtAPathWhereNothingIsSaysSoAndAWatchThereFails() async throws {
+    try await withDaemon { daemon, _ in
+      // It waits (for models that may come there), and says so at once; stopped after 2 s.
+      let events = try await withDeadline("arborctl events /nope under timeout 2") {
+        try await run(
+          .name("timeout"), arguments: ["2", ArborctlTests.binary(), "events", "/nope"],
+          environment: .inherit.updating(["ARBOR_SOCKET": daemon.socket]), output: .string(limit: 4096), error: .string(limit: 4096))
+      }
+      #expect(events.standardError.contains("nothing is at /nope now: waiting for events of the models that come there"), "\(events.standardError)")
+      let watch = try await ArborctlTests.arborctl(["watch", "/nope"], socket: daemon.socket)
+      #expect(watch.status == .exited(1))
+      #expect(watch.error.contains("nothing in the state at '/nope'"), "\(watch.error)")
+    }
+  }
+}
