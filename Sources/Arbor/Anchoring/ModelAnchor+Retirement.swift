@@ -21,3 +21,21 @@ extension ModelAnchor {
     tree.lock.withLock { tree.revision = revision }
   }
 }
+
+extension ModelAnchor {
+  /// Runs `body` as the cause `intent` on `target` (what the journal records for its
+  /// writes, e.g. `history.undo`) and returns its result with the revision of its own
+  /// newest commit: the tree's revision when it committed nothing.
+  ///
+  /// ```swift
+  /// let (_, revision) = anchor.committing(as: "history.undo") { anchor.model.node.undoSystem.undo() }
+  /// ```
+  package func committing<T>(as intent: String, target: String = "", _ body: () throws -> T) rethrows -> (result: T, revision: UInt64) {
+    let trace = CommitTrace()
+    let cause = ChangeCause(intent: intent, target: target, trace: trace)
+    tree.lock.withLock { tree.tracingCalls += 1 }
+    defer { tree.lock.withLock { tree.tracingCalls -= 1 } }
+    let result = try ChangeCause.$current.withValue(cause) { try body() }
+    return (result, trace.close()?.last ?? revision)
+  }
+}

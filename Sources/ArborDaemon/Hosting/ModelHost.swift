@@ -78,4 +78,8 @@ final class ModelHost<Root: Model>: TreeHost {
   }
 
   var modelTypes: [any Model.Type] { Root.modelTypesInTree }
+
+  func committing(as intent: String, _ body: () -> Void) -> UInt64 {
+    anchor.committing(as: intent, body).revision
+  }
 }

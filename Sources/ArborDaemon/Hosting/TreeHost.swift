@@ -36,6 +36,9 @@ protocol TreeHost: Sendable {
   var modelTypes: [any Model.Type] { get }
   /// The current tree's undo system (`history.undo`, `history.redo`).
   var undoSystem: ModelUndoSystem { get }
+  /// Runs `body` as the cause `intent` (recorded in the journal for its writes); the
+  /// revision of its own newest commit.
+  func committing(as intent: String, _ body: () -> Void) -> UInt64
   /// The encoded snapshot record.
   func snapshotData() throws -> Data
 }

@@ -10,12 +10,14 @@ extension RequestHandler {
     guard system.isTracking else { throw ArborErrors.undoNotTracked(rootType: host.rootType) }
     if redo {
       guard system.canRedo else { throw ArborErrors.nothingToRedo() }
-      system.redo()
     } else {
       guard system.canUndo else { throw ArborErrors.nothingToUndo() }
-      system.undo()
     }
-    let revision = host.revision
+    // Journalled as caused by `history.undo` or `history.redo`, and replied with the
+    // revision of this step's own commit.
+    let revision = host.committing(as: redo ? "history.redo" : "history.undo") {
+      if redo { system.redo() } else { system.undo() }
+    }
     logger.info("\(redo ? "redo" : "undo") to revision \(revision)")
     return ["revision": .int(Int64(revision)), "canUndo": .bool(system.canUndo), "canRedo": .bool(system.canRedo)]
   }
