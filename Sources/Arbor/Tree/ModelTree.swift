@@ -49,14 +49,6 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   var isRecording: Bool {
     !subscribers.isEmpty || listenerCount > 0 || (undo?.isTracking ?? false) || !modificationTaps.isEmpty
   }
-  /// How many ``IntentDispatcher`` calls are under way: while there are none and nobody
-  /// records, a commit does not look up its cause (a task-local read per write).
-  @exclusivity(unchecked) var tracingCalls = 0
-  /// Retired by its host (``ModelAnchor/retire()``): commits are no longer delivered.
-  @exclusivity(unchecked) var retired = false
-  /// How many listeners and taps need each commit's ``ModificationOrigin`` (the streams
-  /// of modifications, which ignore their own writes); none: it is not computed.
-  @exclusivity(unchecked) var originNoters = 0
   /// Synchronous listeners of modifications (testers, `observeModifications`).
   @exclusivity(unchecked) private var modificationTaps: [Int: @Sendable (ModificationBatch) -> Void] = [:]
   /// Storage writes and parent changes of the open transaction, noted while someone listens.
@@ -79,6 +71,14 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   var hasEventSubscribers: Bool { !eventSubscribers.isEmpty || !eventTaps.isEmpty }
   /// The models' running tasks (testers).
   let tasks = TaskRegistry()
+  /// How many ``IntentDispatcher`` calls are under way: while there are none and nobody
+  /// records, a commit does not look up its cause (a task-local read per write).
+  @exclusivity(unchecked) var tracingCalls = 0
+  /// Retired by its host (``ModelAnchor/retire()``): commits are no longer delivered.
+  @exclusivity(unchecked) var retired = false
+  /// How many listeners and taps need each commit's ``ModificationOrigin`` (the streams
+  /// of modifications, which ignore their own writes); none: it is not computed.
+  @exclusivity(unchecked) var originNoters = 0
 
   init(revision: UInt64 = 0, dependencies: DependencyValues) {
     self.revision = revision
@@ -99,27 +99,16 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   /// after the lock is released.
   func commit() -> PostCommitWork? {
     let undoToDeliver = undo?.didCommit(changed: changedInTransaction, changes: pendingChanges) ?? false
-    let origin = originNoters > 0 ? ModificationOrigin.current() : nil
     let modifications = recordsModifications
       ? takeModifications(
-        changes: changedInTransaction ? pendingChanges : [], revision: changedInTransaction ? revision + 1 : revision, origin: origin
+        changes: changedInTransaction ? pendingChanges : [], revision: changedInTransaction ? revision + 1 : revision,
+        origin: originNoters > 0 ? ModificationOrigin.current() : nil
       ).map { (Array(modificationTaps.values), $0) } : nil
     if !capturedBefore.isEmpty { capturedBefore = [:] }
     if changedInTransaction {
       revision += 1
-      let recording = isRecording
-      let cause = recording || tracingCalls > 0 ? ChangeCause.current : nil
-      cause?.trace?.committed(revision, discarded: retired)
-      if recording && !retired {
-        let changeSet = ChangeSet(revision: revision, changes: pendingChanges, cause: cause, origin: origin)
-        var ended: [Int] = []
-        for (id, subscription) in subscribers where !subscription.yield(changeSet) { ended.append(id) }
-        for id in ended { subscribers.removeValue(forKey: id) }
-        if listenerCount > 0 {
-          relay.enqueue(changeSet)
-          delivering = true
-        }
-      }
+      // Outlined: a tree nobody records and no intent call traces pays one test here.
+      if isRecording || tracingCalls > 0 { recordCommit() }
       changedInTransaction = false
       if !pendingChanges.isEmpty { pendingChanges = [] }
     }
@@ -158,6 +147,24 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
       pendingObservers = []
     }
     return work
+  }
+
+  /// Tells the revision just committed to the call that made it (its trace), and hands its
+  /// change set to the subscribers and listeners. Lock held.
+  @inline(never)
+  private func recordCommit() {
+    let cause = ChangeCause.current
+    cause?.trace?.committed(revision, discarded: retired)
+    guard isRecording, !retired else { return }
+    let changeSet = ChangeSet(
+      revision: revision, changes: pendingChanges, cause: cause, origin: originNoters > 0 ? ModificationOrigin.current() : nil)
+    var ended: [Int] = []
+    for (id, subscription) in subscribers where !subscription.yield(changeSet) { ended.append(id) }
+    for id in ended { subscribers.removeValue(forKey: id) }
+    if listenerCount > 0 {
+      relay.enqueue(changeSet)
+      delivering = true
+    }
   }
 
   /// Marks `context` and every descendant no longer reachable as destructed, parents first.
