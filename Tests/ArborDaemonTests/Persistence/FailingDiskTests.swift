@@ -18,7 +18,7 @@ import Testing
 /// and a restart, every revision the daemon acknowledged or ran is there.
 ///
 /// The state directory is a small tmpfs mounted by the test: root only.
-@Suite(.serialized, .enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+@Suite(.serialized, .enabled(if: MountProbe.canMount, "mounting a tmpfs needs root (and a machine that lets it mount)"))
 struct FailingDiskTests {
   /// Runs a command and fails the test when it fails.
   static func sh(_ arguments: [String]) async throws {
@@ -210,7 +210,8 @@ struct FailingDiskTests {
     }
   }
 
-  @Test func anExt4RemountedReadOnlyAfterAnErrorRefusesWritesAndLosesNothingAcknowledged() async throws {
+  @Test(.enabled(if: MountProbe.canMountExt4Loop, "needs loop devices and mkfs.ext4"))
+  func anExt4RemountedReadOnlyAfterAnErrorRefusesWritesAndLosesNothingAcknowledged() async throws {
     let directory = try DaemonHarness.temporaryDirectory()
     let image = directory + "/disk.img"
     let state = directory + "/state"
@@ -323,4 +324,25 @@ final class LockHolder: @unchecked Sendable {
       while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
     }
   }
+}
+
+/// What this machine lets the tests mount.
+enum MountProbe {
+  /// Whether this process may mount file systems: tried once with a 1 MB tmpfs.
+  static let canMount: Bool = {
+    guard getuid() == 0 else { return false }
+    var template = Array("/tmp/arbor-mount-probe-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { return false }
+    let directory = String(cString: made)
+    defer { rmdir(directory) }
+    guard mount("tmpfs", directory, "tmpfs", 0, "size=1m") == 0 else { return false }
+    umount2(directory, 0)
+    return true
+  }()
+
+  /// Whether ext4 on a loop device can be made here (for the read-only remount).
+  static let canMountExt4Loop: Bool = {
+    FileManager.default.fileExists(atPath: "/dev/loop-control") && FileManager.default.fileExists(atPath: "/sys/fs/ext4")
+      && ["/usr/sbin/mkfs.ext4", "/sbin/mkfs.ext4"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+  }()
 }
