@@ -5,8 +5,8 @@
 # Release-builds counterfactd and arborctl, starts counterfactd (a temporary socket and state
 # directory) and redis-server (a Unix socket in a temporary directory, no persistence), adds
 # one counter, then RUNS times (default 3):
-#   arborctl bench -c 1 -n 20000          redis-benchmark -s … -t set -c 1 -n 20000 --csv
-#   arborctl bench -c 50 -n 100000        redis-benchmark -s … -t set -c 50 -n 100000 --csv
+#   arborctl bench -c 1 -n 20000 --target /counters/0/counter --intent incrementTapped   redis-benchmark -s … -t set -c 1 -n 20000 --csv
+#   arborctl bench -c 50 -n 100000 --target /counters/0/counter --intent incrementTapped redis-benchmark -s … -t set -c 50 -n 100000 --csv
 # and prints every run, then the ranges (min–max over the runs) side by side.
 #
 # Needs Debian's redis-server and redis-tools (`make redis`) and python3 for the summary.
@@ -63,7 +63,7 @@ echo "# arborctl bench vs redis-benchmark -s (SET), $RUNS runs; $(nproc) cores; 
 for run in $(seq "$RUNS"); do
   for load in "1 20000" "50 100000"; do
     read -r clients requests <<<"$load"
-    line=$(arborctl bench -c "$clients" -n "$requests")
+    line=$(arborctl bench -c "$clients" -n "$requests" --target /counters/0/counter --intent incrementTapped)
     echo "arbor $run $clients $line" | tee -a "$WORK/results"
     line=$(redis-benchmark -s "$REDIS_SOCKET" -t set -c "$clients" -n "$requests" --csv | grep '^"SET"')
     echo "redis $run $clients $line" | tee -a "$WORK/results"

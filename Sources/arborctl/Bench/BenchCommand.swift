@@ -8,12 +8,13 @@ import Foundation
 #endif
 
 /// `arborctl bench`: a load generator like redis-benchmark. Prints requests per second
-/// and latency percentiles of one intent (or of `state.get`) under load.
+/// and latency percentiles of `state.get` (by default: it changes nothing) or of one
+/// intent, named with `--intent` (each request then commits the intent's writes).
 ///
 /// ```sh
-/// arborctl bench                                   # 50 clients, 100,000 incrementTapped
-/// arborctl bench -c 1 -n 20000
-/// arborctl bench -c 8 -P 16 --method state.get --target /counters
+/// arborctl bench                                   # 50 clients, 100,000 state.get of /
+/// arborctl bench -c 1 -n 20000 --target /counters/0/counter --intent incrementTapped
+/// arborctl bench -c 8 -P 16 --target /counters
 /// arborctl bench -n 1000 | jq .p99Ms
 /// ```
 struct BenchCommand: AsyncParsableCommand {
@@ -21,6 +22,8 @@ struct BenchCommand: AsyncParsableCommand {
     commandName: "bench", abstract: "Load the daemon like redis-benchmark: requests per second and latency percentiles.",
     discussion: """
       Each of the --clients connections keeps --pipeline requests in flight until --requests have been answered in all. The first request is a normal call that checks the target and the intent (a mistake exits 1 with the daemon's error, before any load); the other requests are sent by a load generator built like redis-benchmark (one thread, non-blocking sockets, epoll), and the figures are theirs: latencies in milliseconds, from writing a request until reading its reply.
+
+      What it writes: nothing by default (each request is a state.get of --target, / unless given). With --intent NAME, each request calls that intent on --target and commits its writes to the daemon's live state, journal included: --requests N makes N revisions.
 
       On a terminal: a progress line, then a table. Piped, or with --json: one JSON object.
       """)
@@ -40,17 +43,20 @@ struct BenchCommand: AsyncParsableCommand {
   @Option(name: [.customShort("P"), .long], help: "Requests each client keeps in flight.")
   var pipeline = 1
 
-  @Option(help: "The model whose intent is called (a JSON Pointer, / for the root); with --method state.get, the path read.")
-  var target = "/counters/0/counter"
+  @Option(help: "The path read (a JSON Pointer, / for the root); with --intent, the model whose intent is called.")
+  var target = "/"
 
-  @Option(help: "The intent called.")
-  var intent = "incrementTapped"
+  @Option(help: "The intent called on --target by every request, which then writes to the live state; without it, requests read.")
+  var intent: String?
 
   @Option(help: "The intent's parameters as one JSON object.")
   var params: String?
 
-  @Option(help: "What each request calls: intent.call, or state.get to read --target.")
-  var method: Method = .intentCall
+  @Option(help: "What each request calls: state.get (the default) reads --target; intent.call (the default with --intent) calls --intent.")
+  var method: Method?
+
+  /// The method each request calls: as given, else intent.call when an intent is named.
+  var resolvedMethod: Method { method ?? (intent == nil ? .stateGet : .intentCall) }
 
   @OptionGroup var connection: ConnectionOptions
 
@@ -58,12 +64,15 @@ struct BenchCommand: AsyncParsableCommand {
     guard clients >= 1 else { throw ValidationError("--clients must be at least 1") }
     guard requests >= 2 else { throw ValidationError("--requests must be at least 2 (the first is the check call)") }
     guard pipeline >= 1 else { throw ValidationError("--pipeline must be at least 1") }
+    if resolvedMethod == .intentCall && intent == nil {
+      throw ValidationError("--method intent.call needs --intent NAME: the intent each request calls (and whose writes it commits)")
+    }
   }
 
   /// The `params` of every request.
   func requestParams() throws(CommandFailure) -> JSONValue {
     let path: JSONValue = .string(target == "/" ? "" : target)
-    guard method == .intentCall else { return ["path": path] }
+    guard resolvedMethod == .intentCall, let intent else { return ["path": path] }
     var members: [String: JSONValue] = ["target": path, "intent": .string(intent)]
     if let params {
       guard let given = try? JSONValue(parsing: params), case .object = given else {
@@ -78,7 +87,7 @@ struct BenchCommand: AsyncParsableCommand {
     do {
       let socket = try connection.socketPath()
       let body = try requestParams()
-      let method = self.method.rawValue
+      let method = resolvedMethod.rawValue
       // One normal call first: a wrong target, intent or parameter gets the daemon's own
       // error (exit 1) instead of a flood of them.
       _ = try await connection.withConnection { try await $0.call(method, body) }
@@ -118,13 +127,13 @@ struct BenchCommand: AsyncParsableCommand {
     func thousandths(_ value: Double) -> JSONValue { .double((value * 1000).rounded() / 1000) }
     if connection.printsJSON {
       var members: [String: JSONValue] = [
-        "method": .string(method.rawValue), "target": .string(target),
+        "method": .string(resolvedMethod.rawValue), "target": .string(target),
         "clients": .int(Int64(clients)), "pipeline": .int(Int64(pipeline)), "requests": .int(Int64(requests)),
         "seconds": thousandths(result.seconds), "rps": .int(Int64(result.rps.rounded())),
         "p50Ms": thousandths(result.p50), "p95Ms": thousandths(result.p95), "p99Ms": thousandths(result.p99),
         "maxMs": thousandths(result.max),
       ]
-      if method == .intentCall { members["intent"] = .string(intent) }
+      if resolvedMethod == .intentCall, let intent { members["intent"] = .string(intent) }
       return Output.json(.object(members))
     }
     let columns: [(String, String)] = [

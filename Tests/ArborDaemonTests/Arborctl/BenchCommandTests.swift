@@ -21,7 +21,7 @@ import Testing
       #expect(added.status == .exited(0), "\(added.error)")
       let before = try await Self.counter(daemon.socket)
 
-      let bench = try await ArborctlTests.arborctl(["bench", "-c", "2", "-n", "200", "-P", "4"], socket: daemon.socket)
+      let bench = try await ArborctlTests.arborctl(["bench", "-c", "2", "-n", "200", "-P", "4", "--target", "/counters/0/counter", "--intent", "incrementTapped"], socket: daemon.socket)
       #expect(bench.status == .exited(0), "\(bench.error)")
       #expect(bench.output.split(separator: "\n").count == 1, "one line: \(bench.output)")
       #expect(bench.error.isEmpty, "no progress when not on a terminal: \(bench.error)")
@@ -50,7 +50,7 @@ import Testing
     try await withDaemon { daemon, _ in
       _ = try await ArborctlTests.arborctl(["call", "/", "addButtonTapped"], socket: daemon.socket)
       let before = try await Self.counter(daemon.socket)
-      let unknown = try await ArborctlTests.arborctl(["bench", "--intent", "explode", "-n", "1000"], socket: daemon.socket)
+      let unknown = try await ArborctlTests.arborctl(["bench", "--target", "/counters/0/counter", "--intent", "explode", "-n", "1000"], socket: daemon.socket)
       #expect(unknown.status == .exited(1))
       #expect(unknown.error.contains("CounterModel has no intent 'explode'"), "\(unknown.error)")
       #expect(unknown.output.isEmpty, "\(unknown.output)")
@@ -60,6 +60,20 @@ import Testing
       #expect(after.revision == before.revision && after.count == before.count, "no load after a failed check")
       let usage = try await ArborctlTests.arborctl(["bench", "-P", "0"], socket: daemon.socket)
       #expect(usage.status == .exited(2), "\(usage.error)")
+      let noIntent = try await ArborctlTests.arborctl(["bench", "--method", "intent.call"], socket: daemon.socket)
+      #expect(noIntent.status == .exited(2) && noIntent.error.contains("needs --intent NAME"), "\(noIntent.error)")
+    }
+  }
+
+  @Test func byDefaultItReadsAndChangesNothing() async throws {
+    try await withDaemon { daemon, _ in
+      _ = try await ArborctlTests.arborctl(["call", "/", "addButtonTapped"], socket: daemon.socket)
+      let before = try await Self.counter(daemon.socket)
+      let bench = try await ArborctlTests.arborctl(["bench", "-c", "2", "-n", "500"], socket: daemon.socket)
+      #expect(bench.status == .exited(0), "\(bench.error)")
+      #expect(bench.json?["method"] == "state.get" && bench.json?["target"] == "/", "\(bench.output)")
+      let after = try await Self.counter(daemon.socket)
+      #expect(after.revision == before.revision, "a default bench wrote to the live state")
     }
   }
 
