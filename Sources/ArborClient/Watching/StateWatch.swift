@@ -106,7 +106,7 @@ private final class StateFollower {
     do {
       let reply = try await connection.call("state.watch", ["path": .string(path), "since": .int(Int64(revision))])
       return reply["subscription"]?.intValue
-    } catch .daemon(let error) where error.name == "org.arbor.RevisionCompacted" || error.code == -32602 || error.name == "org.arbor.PathNotFound" {
+    } catch .daemon(let error) where error.is(.revisionCompacted) || error.code == -32602 || error.is(.pathNotFound) {
       return try await start(on: connection, kind: .resync)
     }
   }
@@ -116,7 +116,7 @@ private final class StateFollower {
   private func valueAt(_ revision: UInt64, on connection: ArborConnection) async throws(ArborClientError) -> JSONValue? {
     do {
       return try await connection.call("state.at", ["revision": .int(Int64(revision)), "path": .string(path)])["value"]
-    } catch .daemon(let error) where error.name == "org.arbor.PathNotFound" {
+    } catch .daemon(let error) where error.is(.pathNotFound) {
       return nil
     }
   }

@@ -36,7 +36,7 @@ struct IntentCall: Sendable {
       guard let wait = IntentWait(rawValue: text) else {
         throw RPCError.invalidParams(
           "parameter 'wait' of intent.call must be \"committed\" or \"settled\", not \"\(text)\"",
-          data: ["name": "org.arbor.InvalidParameter", "parameter": "wait", "expected": "\"committed\" or \"settled\""])
+          data: ["name": .string(ArborError.invalidParameter.name), "parameter": "wait", "expected": "\"committed\" or \"settled\""])
       }
       self.wait = wait
     }

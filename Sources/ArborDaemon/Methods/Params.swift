@@ -16,26 +16,26 @@ struct Params {
     case let other?:
       throw RPCError.invalidParams(
         "\(request.method) takes its parameters by name, as an object, not \(other.typeName)",
-        data: ["name": "org.arbor.InvalidParameter", "accepted": .array(accepted.map(JSONValue.string))])
+        data: ["name": .string(ArborError.invalidParameter.name), "accepted": .array(accepted.map(JSONValue.string))])
     }
     if let unknown = members.keys.sorted().first(where: { !accepted.contains($0) }) {
       let list = accepted.isEmpty ? "it takes none" : "it takes " + accepted.joined(separator: ", ")
       throw RPCError.invalidParams(
         "\(method) has no parameter '\(unknown)' (\(list))",
-        data: ["name": "org.arbor.InvalidParameter", "parameter": .string(unknown), "accepted": .array(accepted.map(JSONValue.string))])
+        data: ["name": .string(ArborError.invalidParameter.name), "parameter": .string(unknown), "accepted": .array(accepted.map(JSONValue.string))])
     }
   }
 
   func wrongType(_ key: String, expected: String, found: JSONValue) -> RPCError {
     RPCError.invalidParams(
       "parameter '\(key)' of \(method) must be \(expected), not \(found.typeName)",
-      data: ["name": "org.arbor.InvalidParameter", "parameter": .string(key), "expected": .string(expected)])
+      data: ["name": .string(ArborError.invalidParameter.name), "parameter": .string(key), "expected": .string(expected)])
   }
 
   func missing(_ key: String, expected: String) -> RPCError {
     RPCError.invalidParams(
       "\(method) needs the parameter '\(key)' (\(expected))",
-      data: ["name": "org.arbor.InvalidParameter", "parameter": .string(key), "expected": .string(expected)])
+      data: ["name": .string(ArborError.invalidParameter.name), "parameter": .string(key), "expected": .string(expected)])
   }
 
   func string(_ key: String) throws(RPCError) -> String? {
@@ -74,7 +74,7 @@ struct Params {
     } catch {
       throw RPCError.invalidParams(
         "parameter '\(key)' of \(method) is not a JSON Pointer: \(error)",
-        data: ["name": "org.arbor.InvalidParameter", "parameter": .string(key), "expected": "a JSON Pointer such as \"/counters/0\""])
+        data: ["name": .string(ArborError.invalidParameter.name), "parameter": .string(key), "expected": "a JSON Pointer such as \"/counters/0\""])
     }
   }
 

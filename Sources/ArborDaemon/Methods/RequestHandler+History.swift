@@ -18,7 +18,7 @@ extension RequestHandler {
       guard (1...Self.maxHistoryPage).contains(limit) else {
         throw RPCError.invalidParams(
           "parameter 'limit' of history.changes must be between 1 and \(Self.maxHistoryPage); it is \(limit)",
-          data: ["name": "org.arbor.InvalidParameter", "parameter": "limit", "expected": .string("an integer from 1 to \(Self.maxHistoryPage)")])
+          data: ["name": .string(ArborError.invalidParameter.name), "parameter": "limit", "expected": .string("an integer from 1 to \(Self.maxHistoryPage)")])
       }
       return { await self.historyChanges(since: since, limit: limit) }
     case .stateAt:
@@ -30,7 +30,7 @@ extension RequestHandler {
       guard revision <= current else {
         throw RPCError.invalidParams(
           "'revision' is \(revision) but the tree is at revision \(current)",
-          data: ["name": "org.arbor.InvalidParameter", "parameter": "revision", "current": .int(Int64(current))])
+          data: ["name": .string(ArborError.invalidParameter.name), "parameter": "revision", "current": .int(Int64(current))])
       }
       return { await self.state(at: revision, path: path) }
     default:

@@ -33,16 +33,16 @@ extension RequestHandler {
 extension ArborErrors {
   static func undoNotTracked(rootType: String) -> RPCError {
     RPCError(
-      code: ArborErrorCode.undoNotTracked, name: "org.arbor.UndoNotTracked",
+      code: ArborErrorCode.undoNotTracked, name: ArborError.undoNotTracked.name,
       message: "no model of the tree tracks undo: call node.trackUndo() in \(rootType).onActivate()",
       details: ["root": .string(rootType)])
   }
 
   static func nothingToUndo() -> RPCError {
-    RPCError(code: ArborErrorCode.nothingToUndo, name: "org.arbor.NothingToUndo", message: "there is no step to undo")
+    RPCError(code: ArborErrorCode.nothingToUndo, name: ArborError.nothingToUndo.name, message: "there is no step to undo")
   }
 
   static func nothingToRedo() -> RPCError {
-    RPCError(code: ArborErrorCode.nothingToRedo, name: "org.arbor.NothingToRedo", message: "there is no step to redo")
+    RPCError(code: ArborErrorCode.nothingToRedo, name: ArborError.nothingToRedo.name, message: "there is no step to redo")
   }
 }

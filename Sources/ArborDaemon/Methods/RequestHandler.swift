@@ -276,35 +276,35 @@ extension IntentError {
     switch self {
     case .unknownTarget(let target):
       return RPCError(
-        code: ArborErrorCode.targetNotFound, name: "org.arbor.TargetNotFound", message: description,
+        code: ArborErrorCode.targetNotFound, name: ArborError.targetNotFound.name, message: description,
         details: ["target": .string(target)])
     case .unknownIntent(let intent, let modelType, let available):
       return RPCError(
-        code: ArborErrorCode.intentNotFound, name: "org.arbor.IntentNotFound", message: description,
+        code: ArborErrorCode.intentNotFound, name: ArborError.intentNotFound.name, message: description,
         details: ["intent": .string(intent), "modelType": .string(modelType), "available": .array(available.map(JSONValue.string))])
     case .parametersNotAnObject(let intent, _):
       return RPCError(
-        code: ArborErrorCode.invalidParameter, name: "org.arbor.InvalidParameter", message: description,
+        code: ArborErrorCode.invalidParameter, name: ArborError.invalidParameter.name, message: description,
         details: ["intent": .string(intent)])
     case .unknownParameter(let intent, let parameter, let accepted):
       return RPCError(
-        code: ArborErrorCode.invalidParameter, name: "org.arbor.InvalidParameter", message: description,
+        code: ArborErrorCode.invalidParameter, name: ArborError.invalidParameter.name, message: description,
         details: ["intent": .string(intent), "parameter": .string(parameter), "accepted": .array(accepted.map(JSONValue.string))])
     case .missingParameter(let intent, let parameter):
       return RPCError(
-        code: ArborErrorCode.invalidParameter, name: "org.arbor.InvalidParameter", message: description,
+        code: ArborErrorCode.invalidParameter, name: ArborError.invalidParameter.name, message: description,
         details: ["intent": .string(intent), "parameter": .string(parameter)])
     case .invalidParameter(let intent, let parameter, let reason):
       return RPCError(
-        code: ArborErrorCode.invalidParameter, name: "org.arbor.InvalidParameter", message: description,
+        code: ArborErrorCode.invalidParameter, name: ArborError.invalidParameter.name, message: description,
         details: ["intent": .string(intent), "parameter": .string(parameter), "reason": .string(reason)])
     case .failed(let intent, let errorType, let message):
       return RPCError(
-        code: ArborErrorCode.intentFailed, name: "org.arbor.IntentFailed", message: description,
+        code: ArborErrorCode.intentFailed, name: ArborError.intentFailed.name, message: description,
         details: ["intent": .string(intent), "errorType": .string(errorType), "error": .string(message)])
     case .resultNotEncodable(let intent, let reason):
       return RPCError(
-        code: ArborErrorCode.intentFailed, name: "org.arbor.IntentFailed", message: description,
+        code: ArborErrorCode.intentFailed, name: ArborError.intentFailed.name, message: description,
         details: ["intent": .string(intent), "reason": .string(reason)])
     }
   }

@@ -194,7 +194,7 @@ final class WatchHub: Sendable {
           guard since <= treeRevision else {
             throw RPCError.invalidParams(
               "'since' is \(since) but the tree is at revision \(treeRevision)",
-              data: ["name": "org.arbor.InvalidParameter", "parameter": "since", "current": .int(Int64(treeRevision))])
+              data: ["name": .string(ArborError.invalidParameter.name), "parameter": "since", "current": .int(Int64(treeRevision))])
           }
           var history = Self.ordered(state).filter { $0.revision > since }
           let oldestReplayable = Self.oldestReplayable(state)
@@ -205,7 +205,7 @@ final class WatchHub: Sendable {
             previous = backfill.base
           } else if since < oldestReplayable && since < state.revision {
             throw RPCError(
-              code: ArborErrorCode.revisionCompacted, name: "org.arbor.RevisionCompacted",
+              code: ArborErrorCode.revisionCompacted, name: ArborError.revisionCompacted.name,
               message: "revision \(since) is older than the history kept (from \(oldestReplayable)); read the state again with state.get or watch without 'since'",
               details: ["since": .int(Int64(since)), "oldest": .int(Int64(oldestReplayable)), "current": .int(Int64(state.revision))])
           }

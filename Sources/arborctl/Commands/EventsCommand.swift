@@ -1,4 +1,5 @@
 import ArborClient
+import ArborRPC
 import ArborJSON
 import ArgumentParser
 import Foundation
@@ -34,7 +35,7 @@ struct EventsCommand: AsyncParsableCommand {
         do {
           _ = try await connection.call("state.get", ["path": .string(path)])
           return true
-        } catch ArborClientError.daemon(let error) where error.name == "org.arbor.PathNotFound" {
+        } catch ArborClientError.daemon(let error) where error.is(.pathNotFound) {
           return false
         }
       }

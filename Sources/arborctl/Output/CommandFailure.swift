@@ -31,7 +31,7 @@ struct CommandFailure: Error, CustomStringConvertible {
   init(_ error: ArborClientError) {
     switch error {
     case .daemon(let rpcError):
-      let denied = rpcError.name == "org.arbor.PermissionDenied"
+      let denied = rpcError.is(.permissionDenied)
       self.init(denied ? .permissionDenied : .daemonError, CommandFailure.friendly(rpcError), rpcError: rpcError)
     case .cannotConnect(let path, let reason):
       if reason.localizedCaseInsensitiveContains("permission denied") {
@@ -68,7 +68,7 @@ struct CommandFailure: Error, CustomStringConvertible {
   /// The daemon's message, with what to do when the error says it.
   static func friendly(_ error: RPCError) -> String {
     var text = error.message
-    if error.name == "org.arbor.IntentNotFound", case .object(let details)? = error.data, case .array(let intents)? = details["available"] {
+    if error.is(.intentNotFound), case .object(let details)? = error.data, case .array(let intents)? = details["available"] {
       let names = intents.compactMap { value -> String? in
         if case .string(let name) = value { return name }
         return nil

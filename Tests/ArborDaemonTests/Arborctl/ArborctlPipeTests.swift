@@ -35,9 +35,15 @@ import Testing
         #expect(outcome.error.isEmpty, "arborctl \(command) wrote to stderr: \(outcome.error)")
         #expect(!outcome.firstLine.isEmpty && !outcome.firstLine.hasPrefix("arborctl exited"), "arborctl \(command) printed nothing")
       }
-      // `events` prints nothing until an event comes: it ends once head has gone too.
+      // `events` prints nothing until an event comes: it ends once head has gone too. The
+      // event is sent once arborctl's subscription is at the daemon, not after a guessed
+      // delay: on a loaded machine arborctl may take longer than that to start, and an
+      // event sent before it subscribed would leave it waiting for good.
+      let subscriptions = try await client.call("daemon.status")["subscriptions"]?.intValue ?? 0
       async let events = Self.piped("events", socket: daemon.socket)
-      try await Task.sleep(for: .milliseconds(300))
+      try await eventually("arborctl events to subscribe") {
+        try await client.call("daemon.status")["subscriptions"]?.intValue ?? 0 > subscriptions
+      }
       // A row's remove button sends an event.
       try await client.call("intent.call", ["target": "/counters/0", "intent": "removeButtonTapped"])
       let outcome = try await events
