@@ -35,6 +35,12 @@ public struct ArborClient: Sendable {
     return try await connection.call(method, params)
   }
 
+  /// Calls one of the daemon's methods (``ArborMethod``) on a connection of its own.
+  @discardableResult
+  public func call(_ method: ArborMethod, _ params: JSONValue? = nil) async throws(ArborClientError) -> JSONValue {
+    try await call(method.rawValue, params)
+  }
+
   /// The value at `path` (a JSON Pointer, the root by default), first as it is now (or as
   /// it was at `since`), then after every revision that changed it, each patch applied
   /// in order. See ``StateWatch``.

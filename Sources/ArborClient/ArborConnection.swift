@@ -100,6 +100,16 @@ public final class ArborConnection: Sendable {
     }
   }
 
+  /// Calls one of the daemon's methods by name (``ArborMethod``) and returns its result.
+  ///
+  /// ```swift
+  /// let status = try await connection.call(.status)
+  /// ```
+  @discardableResult
+  public func call(_ method: ArborMethod, _ params: JSONValue? = nil) async throws(ArborClientError) -> JSONValue {
+    try await call(method.rawValue, params)
+  }
+
   /// Calls a method and returns the whole response.
   public func request(_ method: String, _ params: JSONValue? = nil) async throws(ArborClientError) -> RPCResponse {
     let id = nextIDs(1)

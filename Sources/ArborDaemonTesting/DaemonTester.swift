@@ -1,4 +1,5 @@
 import Arbor
+import ArborRPC
 import ArborClient
 import ArborDaemon
 import ArborJSON
@@ -90,7 +91,7 @@ public final class DaemonTester<Root: Model>: Sendable {
   private func call(target: JSONValue, _ intent: String, _ params: JSONValue, settled: Bool) async throws -> JSONValue {
     var request: [String: JSONValue] = ["target": target, "intent": .string(intent), "params": params]
     if settled { request["wait"] = "settled" }
-    return try await client.call("intent.call", .object(request))
+    return try await client.call(.intentCall, .object(request))
   }
 
   /// Waits until every predicate holds, then consumes what they read and matched; see

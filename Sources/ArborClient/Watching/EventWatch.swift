@@ -1,4 +1,5 @@
 import ArborJSON
+import ArborRPC
 
 /// The events models send, as an `AsyncSequence` of ``EmittedEvent``s: those sent by a
 /// model at or under a path, of the given types.
@@ -31,17 +32,17 @@ public struct EventWatch: AsyncSequence, Sendable {
     let task = Task {
       do {
         try await WatchLoop(client: client, onConnection: onConnection).run { connection throws(ArborClientError) in
-          let reply = try await connection.call("events.watch", request)
+          let reply = try await connection.call(.eventsWatch, request)
           guard let subscription = reply["subscription"]?.intValue else { throw .malformedReply("events.watch replied without a subscription") }
-          let revision = try await connection.call("daemon.status")["revision"]?.intValue ?? 0
+          let revision = try await connection.call(.status)["revision"]?.intValue ?? 0
           onConnection?(.subscribed(revision: UInt64(revision)))
           for await notification in connection.notifications {
             guard let params = notification.params, params["subscription"]?.intValue == subscription else { continue }
             switch notification.method {
-            case "events.emitted":
+            case ArborNotification.eventsEmitted.rawValue:
               guard let event = EmittedEvent(params: params) else { throw .malformedReply("events.emitted with params \(params.jsonString)") }
               continuation.yield(event)
-            case "watch.closed":
+            case ArborNotification.watchClosed.rawValue:
               throw .watchClosed(subscription: subscription, reason: params["reason"]?.stringValue ?? "no reason given")
             default: continue
             }

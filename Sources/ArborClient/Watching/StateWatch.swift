@@ -72,7 +72,7 @@ private final class StateFollower {
       subscription = try await resume(on: connection, from: revision)
     } else if let since {
       let base = try await valueAt(since, on: connection)
-      let reply = try await connection.call("state.watch", ["path": .string(path), "since": .int(Int64(since))])
+      let reply = try await connection.call(.stateWatch, ["path": .string(path), "since": .int(Int64(since))])
       (value, revision) = (base, since)
       yield(StateUpdate(revision: since, value: base, kind: .initial))
       subscription = reply["subscription"]?.intValue
@@ -84,8 +84,8 @@ private final class StateFollower {
     for await notification in connection.notifications {
       guard let params = notification.params, params["subscription"]?.intValue == subscription else { continue }
       switch notification.method {
-      case "state.changed": try apply(params)
-      case "watch.closed": throw .watchClosed(subscription: subscription, reason: params["reason"]?.stringValue ?? "no reason given")
+      case ArborNotification.stateChanged.rawValue: try apply(params)
+      case ArborNotification.watchClosed.rawValue: throw .watchClosed(subscription: subscription, reason: params["reason"]?.stringValue ?? "no reason given")
       default: continue
       }
     }
@@ -93,7 +93,7 @@ private final class StateFollower {
 
   /// A watch without `since`: the value now.
   private func start(on connection: ArborConnection, kind: StateUpdate.Kind) async throws(ArborClientError) -> Int64? {
-    let reply = try await connection.call("state.watch", ["path": .string(path)])
+    let reply = try await connection.call(.stateWatch, ["path": .string(path)])
     guard let revision = reply["revision"]?.intValue else { throw .malformedReply("state.watch replied without a revision") }
     (value, self.revision) = (reply["value"], UInt64(revision))
     yield(StateUpdate(revision: UInt64(revision), value: value, kind: kind))
@@ -104,7 +104,7 @@ private final class StateFollower {
   /// the daemon no longer has that revision or never had it.
   private func resume(on connection: ArborConnection, from revision: UInt64) async throws(ArborClientError) -> Int64? {
     do {
-      let reply = try await connection.call("state.watch", ["path": .string(path), "since": .int(Int64(revision))])
+      let reply = try await connection.call(.stateWatch, ["path": .string(path), "since": .int(Int64(revision))])
       return reply["subscription"]?.intValue
     } catch .daemon(let error) where error.is(.revisionCompacted) || error.code == -32602 || error.is(.pathNotFound) {
       return try await start(on: connection, kind: .resync)
@@ -115,7 +115,7 @@ private final class StateFollower {
   /// not exist then.
   private func valueAt(_ revision: UInt64, on connection: ArborConnection) async throws(ArborClientError) -> JSONValue? {
     do {
-      return try await connection.call("state.at", ["revision": .int(Int64(revision)), "path": .string(path)])["value"]
+      return try await connection.call(.stateAt, ["revision": .int(Int64(revision)), "path": .string(path)])["value"]
     } catch .daemon(let error) where error.is(.pathNotFound) {
       return nil
     }

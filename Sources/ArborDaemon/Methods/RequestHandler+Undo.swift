@@ -15,7 +15,7 @@ extension RequestHandler {
     }
     // Journalled as caused by `history.undo` or `history.redo`, and replied with the
     // revision of this step's own commit.
-    let revision = host.committing(as: redo ? "history.redo" : "history.undo") {
+    let revision = host.committing(as: (redo ? ArborMethod.historyRedo : .historyUndo).rawValue) {
       if redo { system.redo() } else { system.undo() }
     }
     logger.info("\(redo ? "redo" : "undo") to revision \(revision)")

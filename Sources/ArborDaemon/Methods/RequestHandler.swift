@@ -68,7 +68,7 @@ final class RequestHandler: Sendable {
     guard let role = connection.role, role >= method.requiredRole else {
       return .done(.failure(ArborErrors.permissionDenied(method: method.rawValue, role: connection.role, required: method.requiredRole)))
     }
-    if method == .intentCall || method == .stateRestore || method == .historyUndo || method == .historyRedo {
+    if method.writes {
       if stopping.load(ordering: .relaxed) { return .done(.failure(ArborErrors.shuttingDown())) }
       // A change that cannot be kept is not made: refused before it runs.
       if let refusal = journal.refusal { return .done(.failure(ArborErrors.writesRefused(refusal))) }

@@ -4,11 +4,15 @@ import ArborRPC
 /// Builds notification lines without re-encoding what many watchers share: the patch of
 /// a revision is written once, and each watcher's line only adds its subscription number.
 enum NotificationBytes {
+  /// `{"jsonrpc":"2.0","method":"state.changed","params":{`, spelled once.
+  private static let stateChangedPrefix = Array(#"{"jsonrpc":"2.0","method":""#.utf8) + Array(ArborNotification.stateChanged.rawValue.utf8)
+    + Array(#"","params":{"#.utf8)
+
   /// `{"jsonrpc":"2.0","method":"state.changed","params":{"patch":…,"revision":R,"subscription":S}}\n`
   static func stateChanged(patchJSON: [UInt8], revision: UInt64, subscription: Int, extra: String = "") -> [UInt8] {
     var line: [UInt8] = []
     line.reserveCapacity(patchJSON.count + 120)
-    line.append(contentsOf: #"{"jsonrpc":"2.0","method":"state.changed","params":{"#.utf8)
+    line.append(contentsOf: stateChangedPrefix)
     line.append(contentsOf: extra.utf8)
     line.append(contentsOf: #""patch":"#.utf8)
     line.append(contentsOf: patchJSON)

@@ -163,10 +163,10 @@ final class WatchHub: Sendable {
           withSubscription = .object(members)
         }
         do throws(Outbox.Refusal) {
-          try watch.outbox.notify(NotificationBytes.notification("events.emitted", withSubscription), subscription: subscription)
+          try watch.outbox.notify(NotificationBytes.notification(ArborNotification.eventsEmitted.rawValue, withSubscription), subscription: subscription)
         } catch .watchFull {
           state.eventWatches[subscription] = nil
-          watch.outbox.send(NotificationBytes.notification("watch.closed", [
+          watch.outbox.send(NotificationBytes.notification(ArborNotification.watchClosed.rawValue, [
             "subscription": .int(Int64(subscription)),
             "reason": .string("the event watch fell \(watch.outbox.watchLimit) events behind and was closed; watch again to continue"),
           ]))
@@ -325,7 +325,7 @@ final class WatchHub: Sendable {
         "value": value ?? .null, "resync": true,
       ]
       if value == nil { params["exists"] = false }
-      return NotificationBytes.notification("state.changed", .object(params))
+      return NotificationBytes.notification(ArborNotification.stateChanged.rawValue, .object(params))
     }
   }
 

@@ -1,5 +1,6 @@
 import ArborJSON
 import ArborLoad
+import ArborRPC
 import ArgumentParser
 import Foundation
 
@@ -29,9 +30,18 @@ struct BenchCommand: AsyncParsableCommand {
       """)
 
   /// What each request calls.
-  enum Method: String, ExpressibleByArgument, CaseIterable {
-    case intentCall = "intent.call"
-    case stateGet = "state.get"
+  enum Method: ExpressibleByArgument, CaseIterable {
+    case intentCall, stateGet
+
+    var method: ArborMethod { self == .intentCall ? .intentCall : .stateGet }
+    var rawValue: String { method.rawValue }
+
+    init?(argument: String) {
+      guard let found = Self.allCases.first(where: { $0.rawValue == argument }) else { return nil }
+      self = found
+    }
+
+    static var allValueStrings: [String] { allCases.map(\.rawValue) }
   }
 
   @Option(name: [.short, .long], help: "Connections, each a client of its own.")

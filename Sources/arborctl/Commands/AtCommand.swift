@@ -1,4 +1,5 @@
 import ArborJSON
+import ArborRPC
 import ArgumentParser
 
 /// `arborctl at REVISION [PATH]`: the state at a path as it was at a past revision.
@@ -18,7 +19,7 @@ struct AtCommand: AsyncParsableCommand {
   func run() async throws {
     let params: JSONValue = ["revision": .int(Int64(revision)), "path": .string(path)]
     do {
-      let reply = try await connection.withConnection { try await $0.call("state.at", params) }
+      let reply = try await connection.withConnection { try await $0.call(.stateAt, params) }
       if connection.printsJSON { return Output.json(reply) }
       let time = reply["time"]?.stringValue.map { "  " + Style.dim($0) } ?? ""
       print(Style.revision("revision \(Output.text(reply["revision"] ?? .null))") + time)

@@ -57,7 +57,7 @@ struct CallCommand: AsyncParsableCommand {
       let given = parameters
       let reply = try await connection.withConnection { connection in
         do throws(ArborClientError) {
-          return try await connection.call("intent.call", body)
+          return try await connection.call(.intentCall, body)
         } catch .daemon(let error) where error.code == 1003 {
           // A parameter that does not decode: say what the intent's schema expects.
           throw await CommandFailure(.daemonError, Self.explain(error, on: connection, given: given), rpcError: error)
@@ -77,7 +77,7 @@ struct CallCommand: AsyncParsableCommand {
   static func explain(_ error: RPCError, on connection: ArborConnection, given: [String]) async -> String {
     var text = error.message
     guard let intent = error.data?["intent"]?.stringValue,
-      let document = try? await connection.call("rpc.discover"),
+      let document = try? await connection.call(.discover),
       let intents = document["components"]?["x-intents"]?.objectValue
     else { return text }
     let parameter = error.data?["parameter"]?.stringValue

@@ -33,7 +33,7 @@ struct EventsCommand: AsyncParsableCommand {
       // (on standard error, piped or not) rather than wait in silence.
       let exists = try await connection.withConnection { connection -> Bool in
         do {
-          _ = try await connection.call("state.get", ["path": .string(path)])
+          _ = try await connection.call(.stateGet, ["path": .string(path)])
           return true
         } catch ArborClientError.daemon(let error) where error.is(.pathNotFound) {
           return false

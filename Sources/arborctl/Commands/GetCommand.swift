@@ -1,4 +1,5 @@
 import ArborJSON
+import ArborRPC
 import ArgumentParser
 
 /// `arborctl get [PATH]`: the state at a path (a JSON Pointer; the root by default).
@@ -13,7 +14,7 @@ struct GetCommand: AsyncParsableCommand {
   func run() async throws {
     let path = self.path
     do {
-      let reply = try await connection.withConnection { try await $0.call("state.get", ["path": .string(path)]) }
+      let reply = try await connection.withConnection { try await $0.call(.stateGet, ["path": .string(path)]) }
       if connection.printsJSON { return Output.json(reply) }
       guard case .object(let members) = reply else { return Output.pretty(reply) }
       print("revision \(Output.text(members["revision"] ?? .null))")

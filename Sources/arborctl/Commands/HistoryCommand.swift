@@ -1,4 +1,5 @@
 import ArborJSON
+import ArborRPC
 import ArgumentParser
 
 /// `arborctl history [--since N] [--limit K]`: the journalled revisions, oldest first.
@@ -32,7 +33,7 @@ struct HistoryCommand: AsyncParsableCommand {
         while shown < limit {
           var params: [String: JSONValue] = ["limit": .int(Int64(min(limit - shown, 10_000)))]
           if let next { params["since"] = .int(Int64(next)) }
-          let page = try await connection.call("history.changes", .object(params))
+          let page = try await connection.call(.historyChanges, .object(params))
           let changes = page["changes"]?.arrayValue ?? []
           for change in changes { Output.write((json ? change.jsonString : Self.text(change)) + "\n") }
           shown += changes.count

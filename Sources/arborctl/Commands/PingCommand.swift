@@ -27,7 +27,7 @@ struct PingCommand: AsyncParsableCommand {
       try await connection.withConnection { connection in
         for _ in 0..<count {
           let start = ContinuousClock.now
-          let status = try await connection.call("daemon.status")
+          let status = try await connection.call(.status)
           let elapsed = ContinuousClock.now - start
           let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
           let name = status["name"]?.stringValue ?? "daemon"

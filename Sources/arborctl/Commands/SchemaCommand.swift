@@ -1,4 +1,5 @@
 import ArborJSON
+import ArborRPC
 import ArgumentParser
 
 /// `arborctl schema [INTENT]`: the daemon's methods and intents, or one intent's parameters.
@@ -17,7 +18,7 @@ struct SchemaCommand: AsyncParsableCommand {
 
   func run() async throws {
     do {
-      let document = try await connection.withConnection { try await $0.call("rpc.discover") }
+      let document = try await connection.withConnection { try await $0.call(.discover) }
       let intents = document["components"]?["x-intents"]?.objectValue ?? [:]
       guard let intent else {
         if connection.printsJSON { return Output.json(document) }

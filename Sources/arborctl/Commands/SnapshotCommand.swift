@@ -1,4 +1,5 @@
 import ArborJSON
+import ArborRPC
 import ArgumentParser
 import Foundation
 
@@ -20,7 +21,7 @@ struct SnapshotCommand: AsyncParsableCommand {
 
     func run() async throws {
       do {
-        let record = try await connection.withConnection { try await $0.call("state.snapshot") }
+        let record = try await connection.withConnection { try await $0.call(.stateSnapshot) }
         let bytes = record.jsonLine
         if file == "-" { return Output.write(String(decoding: bytes, as: UTF8.self)) }
         guard FileManager.default.createFile(atPath: file, contents: Data(bytes)) else {
@@ -52,7 +53,7 @@ struct SnapshotCommand: AsyncParsableCommand {
     func run() async throws {
       do {
         let record = try readRecord()
-        let reply = try await connection.withConnection { try await $0.call("state.restore", ["record": record]) }
+        let reply = try await connection.withConnection { try await $0.call(.stateRestore, ["record": record]) }
         if connection.printsJSON { return Output.json(reply) }
         print("restored from \(Style.path(file)): \(Style.revision("revision \(Output.text(reply["revision"] ?? .null))"))")
       } catch let failure as CommandFailure {

@@ -1,4 +1,5 @@
 import ArborJSON
+import ArborRPC
 import ArgumentParser
 
 /// `arborctl status`: the daemon's name, revision, clients, intent rate and journal.
@@ -9,7 +10,7 @@ struct StatusCommand: AsyncParsableCommand {
 
   func run() async throws {
     do {
-      let status = try await connection.withConnection { try await $0.call("daemon.status") }
+      let status = try await connection.withConnection { try await $0.call(.status) }
       if connection.printsJSON { return Output.json(status) }
       guard case .object(let members) = status else { return Output.pretty(status) }
       var rows: [(String, String)] = []

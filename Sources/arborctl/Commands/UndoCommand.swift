@@ -1,3 +1,4 @@
+import ArborRPC
 import ArborJSON
 import ArgumentParser
 
@@ -8,7 +9,7 @@ struct UndoCommand: AsyncParsableCommand {
 
   @OptionGroup var connection: ConnectionOptions
 
-  func run() async throws { try await UndoStep.run("history.undo", connection: connection) }
+  func run() async throws { try await UndoStep.run(.historyUndo, connection: connection) }
 }
 
 /// `arborctl redo`.
@@ -17,12 +18,12 @@ struct RedoCommand: AsyncParsableCommand {
 
   @OptionGroup var connection: ConnectionOptions
 
-  func run() async throws { try await UndoStep.run("history.redo", connection: connection) }
+  func run() async throws { try await UndoStep.run(.historyRedo, connection: connection) }
 }
 
 /// What undo and redo share: the call, and `revision 7 (can undo: yes, can redo: no)`.
 enum UndoStep {
-  static func run(_ method: String, connection: ConnectionOptions) async throws {
+  static func run(_ method: ArborMethod, connection: ConnectionOptions) async throws {
     do {
       let reply = try await connection.withConnection { try await $0.call(method) }
       if connection.printsJSON { return Output.json(reply) }

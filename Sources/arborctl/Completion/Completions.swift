@@ -1,3 +1,4 @@
+import ArborRPC
 import ArborClient
 import ArborJSON
 import Foundation
@@ -39,7 +40,7 @@ enum Completions {
 
   private static func children(of prefix: String, arguments: [String], containersOnly: Bool) async -> [String] {
     let parent = prefix.lastIndex(of: "/").map { String(prefix[..<$0]) } ?? ""
-    guard let value = await call(arguments, "state.get", ["path": .string(parent)])?["value"] else { return [] }
+    guard let value = await call(arguments, .stateGet, ["path": .string(parent)])?["value"] else { return [] }
     var offered: [String] = parent.isEmpty && "/".hasPrefix(prefix) ? ["/"] : []
     let members: [(String, JSONValue)]
     switch value {
@@ -56,12 +57,12 @@ enum Completions {
   }
 
   private static func discover(_ arguments: [String]) async -> JSONValue? {
-    await call(arguments, "rpc.discover", nil)
+    await call(arguments, .discover, nil)
   }
 
   /// One call to the daemon named by `--socket` among the words typed, `$ARBOR_SOCKET`, or
   /// the default socket; nil on any failure or after a second.
-  private static func call(_ arguments: [String], _ method: String, _ params: JSONValue?) async -> JSONValue? {
+  private static func call(_ arguments: [String], _ method: ArborMethod, _ params: JSONValue?) async -> JSONValue? {
     let given = arguments.firstIndex(of: "--socket").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
     guard let path = try? ConnectionOptions.socketPath(given: given) else { return nil }
     return await withTaskGroup(of: JSONValue?.self) { group in

@@ -1,0 +1,55 @@
+/// The methods an Arbor daemon answers, by their wire names, with the parameters each
+/// takes: defined once here, for the daemon (which adds the role each needs), `ArborClient`,
+/// `arborctl` and the testers.
+///
+/// ```swift
+/// let state = try await connection.call(.stateGet, ["path": "/counters"])
+/// print(ArborMethod.stateGet.rawValue)   // state.get
+/// ```
+public enum ArborMethod: String, CaseIterable, Sendable, Hashable {
+  case discover = "rpc.discover"
+  case status = "daemon.status"
+  case stateGet = "state.get"
+  case stateSnapshot = "state.snapshot"
+  case stateRestore = "state.restore"
+  case intentCall = "intent.call"
+  case stateWatch = "state.watch"
+  case eventsWatch = "events.watch"
+  case watchCancel = "watch.cancel"
+  case historyChanges = "history.changes"
+  case stateAt = "state.at"
+  case historyUndo = "history.undo"
+  case historyRedo = "history.redo"
+
+  /// The names of the parameters it accepts (by name; an unknown one is an error).
+  public var parameters: [String] {
+    switch self {
+    case .discover, .status, .stateSnapshot, .historyUndo, .historyRedo: return []
+    case .stateGet: return ["path"]
+    case .stateRestore: return ["record"]
+    case .intentCall: return ["target", "intent", "params", "wait"]
+    case .stateWatch: return ["path", "since"]
+    case .eventsWatch: return ["path", "types"]
+    case .watchCancel: return ["subscription"]
+    case .historyChanges: return ["since", "limit"]
+    case .stateAt: return ["revision", "path"]
+    }
+  }
+
+  /// Watches queue their own reply ahead of their notifications, so they cannot be part
+  /// of a batch, whose replies travel together.
+  public var canBeBatched: Bool { self != .stateWatch && self != .eventsWatch }
+
+  /// Whether it changes the state (refused while the journal cannot write).
+  public var writes: Bool { self == .intentCall || self == .stateRestore || self == .historyUndo || self == .historyRedo }
+}
+
+/// The notifications a daemon sends on a connection with watches.
+public enum ArborNotification: String, CaseIterable, Sendable, Hashable {
+  /// A revision changed something at or under a watched path: `{subscription, revision, patch}`.
+  case stateChanged = "state.changed"
+  /// A model at or under a watched path sent an event.
+  case eventsEmitted = "events.emitted"
+  /// A watch ended (the connection fell behind, the daemon stops): `{subscription, reason}`.
+  case watchClosed = "watch.closed"
+}
