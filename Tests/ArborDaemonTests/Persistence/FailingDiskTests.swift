@@ -175,18 +175,23 @@ struct FailingDiskTests {
     }
   }
 
+  /// Fills what is left of the file system of `state`.
+  @Sendable static func fill(_ state: String) async throws {
+    guard FileManager.default.createFile(atPath: state + "/filler", contents: nil),
+      let filler = FileHandle(forWritingAtPath: state + "/filler")
+    else { throw HarnessError("cannot create \(state)/filler") }
+    let chunk = Data(count: 64 << 10)
+    while (try? filler.write(contentsOf: chunk)) != nil {}
+    try? filler.close()
+  }
+
+  /// Frees what ``fill(_:)`` took.
+  @Sendable static func free(_ state: String) async throws {
+    try FileManager.default.removeItem(atPath: state + "/filler")
+  }
+
   @Test func aFullDiskRefusesWritesUntilSpaceIsFreed() async throws {
-    try await failAndRecover(cause: "full") { state in
-      // Fill what is left of the file system.
-      guard FileManager.default.createFile(atPath: state + "/filler", contents: nil),
-        let filler = FileHandle(forWritingAtPath: state + "/filler")
-      else { throw HarnessError("cannot create \(state)/filler") }
-      let chunk = Data(count: 64 << 10)
-      while (try? filler.write(contentsOf: chunk)) != nil {}
-      try? filler.close()
-    } recover: { state in
-      try FileManager.default.removeItem(atPath: state + "/filler")
-    }
+    try await failAndRecover(cause: "full", fail: Self.fill, recover: Self.free)
   }
 
   /// Linux refuses to remount a file system read-only while a process has files open on
@@ -198,16 +203,7 @@ struct FailingDiskTests {
   /// Under `--fsync batch` replies come before the disk: what ran before the failure was
   /// found is held, written once space is freed, and kept.
   @Test func aFullDiskUnderFsyncBatchHoldsWhatRanAndWritesItOnceSpaceIsFreed() async throws {
-    try await failAndRecover(cause: "full", arguments: ["--fsync", "batch", "--fsync-window", "20"]) { state in
-      guard FileManager.default.createFile(atPath: state + "/filler", contents: nil),
-        let filler = FileHandle(forWritingAtPath: state + "/filler")
-      else { throw HarnessError("cannot create \(state)/filler") }
-      let chunk = Data(count: 64 << 10)
-      while (try? filler.write(contentsOf: chunk)) != nil {}
-      try? filler.close()
-    } recover: { state in
-      try FileManager.default.removeItem(atPath: state + "/filler")
-    }
+    try await failAndRecover(cause: "full", arguments: ["--fsync", "batch", "--fsync-window", "20"], fail: Self.fill, recover: Self.free)
   }
 
   @Test(.enabled(if: MountProbe.canMountExt4Loop, "needs loop devices and mkfs.ext4"))

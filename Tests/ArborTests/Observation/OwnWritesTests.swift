@@ -73,40 +73,31 @@ import Testing
     #expect(anchor.revision == revision, "\(anchor.revision - revision) revisions committed with nothing changing from outside")
   }
 
-  @Test func aForEachObserverThatWritesWhatItObservesRunsOncePerOutsideChange() async throws {
-    let (editor, anchor) = SelfCountingEditor().andAnchor()
+  /// Three outside edits, each counted once by the model's own observer, which then stops.
+  func countsEachOutsideChangeOnce<M: Model>(_ model: M, text: WritableKeyPath<M, String> & Sendable, changes: KeyPath<M, Int> & Sendable) async throws {
+    let (model, anchor) = model.andAnchor()
+    var edited = model
     for round in 1...3 {
-      editor.text += "x"
-      try await settlesAndStaysStill(anchor, "change \(round) to be counted") { editor.changes >= round }
-      #expect(editor.changes == round)
+      edited[keyPath: text] += "x"
+      try await settlesAndStaysStill(anchor, "change \(round) to be counted") { model[keyPath: changes] >= round }
+      #expect(model[keyPath: changes] == round)
     }
+  }
+
+  @Test func aForEachObserverThatWritesWhatItObservesRunsOncePerOutsideChange() async throws {
+    try await countsEachOutsideChangeOnce(SelfCountingEditor(), text: \.text, changes: \.changes)
   }
 
   @Test func aLoopOfItsOwnOverTheStream() async throws {
-    let (editor, anchor) = LoopingEditor().andAnchor()
-    for round in 1...3 {
-      editor.text += "x"
-      try await settlesAndStaysStill(anchor, "change \(round) to be counted") { editor.changes >= round }
-      #expect(editor.changes == round)
-    }
+    try await countsEachOutsideChangeOnce(LoopingEditor(), text: \.text, changes: \.changes)
   }
 
   @Test func aForEachThatCancelsThePreviousHandler() async throws {
-    let (editor, anchor) = LatestEditor().andAnchor()
-    for round in 1...3 {
-      editor.text += "x"
-      try await settlesAndStaysStill(anchor, "change \(round) to be counted") { editor.changes >= round }
-      #expect(editor.changes == round)
-    }
+    try await countsEachOutsideChangeOnce(LatestEditor(), text: \.text, changes: \.changes)
   }
 
   @Test func observeAnyModificationToo() async throws {
-    let (editor, anchor) = AnyEditor().andAnchor()
-    for round in 1...3 {
-      editor.text += "x"
-      try await settlesAndStaysStill(anchor, "change \(round) to be counted") { editor.changes >= round }
-      #expect(editor.changes == round)
-    }
+    try await countsEachOutsideChangeOnce(AnyEditor(), text: \.text, changes: \.changes)
   }
 
   @Test func theDirtyFlagPatternKeepsWorking() async throws {
