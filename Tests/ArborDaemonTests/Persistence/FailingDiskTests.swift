@@ -118,7 +118,12 @@ struct FailingDiskTests {
     recover: @escaping @Sendable (String) async throws -> Void
   ) async throws {
     try await Self.withSmallDisk { directory in
-      let (before, status) = try await withDaemon(arguments: arguments, directory: directory) { daemon, execution -> (Int64, Int64) in
+      // systemd's status line, as a listener of our own receives it.
+      let notify = try NotifyListener(path: directory + "/notify.sock")
+      defer { notify.close() }
+      let (before, status) = try await withDaemon(
+        arguments: arguments + ["--status-interval", "0.1"], directory: directory, environment: ["NOTIFY_SOCKET": notify.path]
+      ) { daemon, execution -> (Int64, Int64) in
         let client = try await daemon.connect()
         try await client.call("intent.call", ["intent": "addButtonTapped"])
         for _ in 0..<10 { try await client.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"]) }
@@ -147,6 +152,9 @@ struct FailingDiskTests {
         if arguments.contains("always") {
           #expect(watcher.newest <= written, "a watcher saw revision \(watcher.newest); the disk has \(written)")
         }
+        try await eventually("STATUS= to say why writes are refused") {
+          notify.messages.last { $0.hasPrefix("STATUS=") }?.hasPrefix("STATUS=WRITES REFUSED (\(cause))") == true
+        }
         // The disk comes back: writes resume by themselves.
         try await recover(daemon.stateDirectory)
         try await eventually("writes to be accepted again", seconds: 20) {
@@ -163,6 +171,9 @@ struct FailingDiskTests {
           }
         }
         #expect(daemon.log.contains("the journal writes again"), "\(daemon.log.suffix(2000))")
+        try await eventually("STATUS= to stop saying writes are refused") {
+          notify.messages.last { $0.hasPrefix("STATUS=") }?.hasPrefix("STATUS=revision") == true
+        }
         try execution.send(signal: .kill)
         return (after.revision, after.count)
       }
