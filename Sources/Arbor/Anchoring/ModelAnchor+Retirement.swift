@@ -33,8 +33,8 @@ extension ModelAnchor {
   package func committing<T>(as intent: String, target: String = "", _ body: () throws -> T) rethrows -> (result: T, revision: UInt64) {
     let trace = CommitTrace()
     let cause = ChangeCause(intent: intent, target: target, trace: trace)
-    tree.lock.withLock { tree.tracingCalls += 1 }
-    defer { tree.lock.withLock { tree.tracingCalls -= 1 } }
+    tree.tracingCalls.add(1, ordering: .relaxed)
+    defer { tree.tracingCalls.subtract(1, ordering: .relaxed) }
     let result = try ChangeCause.$current.withValue(cause) { try body() }
     return (result, trace.close()?.last ?? revision)
   }

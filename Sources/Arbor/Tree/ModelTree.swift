@@ -1,5 +1,6 @@
 import Dependencies
 import IssueReporting
+import Synchronization
 
 /// One anchored tree: its lock, its revision, and the transaction in progress.
 ///
@@ -72,8 +73,9 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   /// The models' running tasks (testers).
   let tasks = TaskRegistry()
   /// How many ``IntentDispatcher`` calls are under way: while there are none and nobody
-  /// records, a commit does not look up its cause (a task-local read per write).
-  @exclusivity(unchecked) var tracingCalls = 0
+  /// records, a commit does not look up its cause (a task-local read per write). An atomic,
+  /// not a field under the lock: a call adds and removes itself without taking the lock.
+  let tracingCalls = Atomic<Int>(0)
   /// Retired by its host (``ModelAnchor/retire()``): commits are no longer delivered.
   @exclusivity(unchecked) var retired = false
   /// How many listeners and taps need each commit's ``ModificationOrigin`` (the streams
@@ -108,7 +110,7 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
     if changedInTransaction {
       revision += 1
       // Outlined: a tree nobody records and no intent call traces pays one test here.
-      if isRecording || tracingCalls > 0 { recordCommit() }
+      if isRecording || tracingCalls.load(ordering: .relaxed) > 0 { recordCommit() }
       changedInTransaction = false
       if !pendingChanges.isEmpty { pendingChanges = [] }
     }
