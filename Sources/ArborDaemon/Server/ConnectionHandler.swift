@@ -4,6 +4,7 @@ import ArborRPC
 import ArborStore
 import Logging
 import NIOCore
+import NIOPosix
 import Synchronization
 
 /// Serves one client on its channel's event loop: frames request lines, handles each one
@@ -14,6 +15,12 @@ import Synchronization
 /// Nothing here waits: a request that cannot finish at once runs in a task, and reading
 /// pauses while requests wait for a place; replies and notifications queued by anyone are
 /// written in one write per wake-up.
+///
+/// Nothing here holds the event loop for long either: a long line is parsed on NIO's
+/// thread pool, a batch is handled in slices of at most 2 ms (``BatchRun``), and a batch
+/// of many replies is encoded on the thread pool; meanwhile the connection's later lines
+/// wait, so they are still answered after it. Once large work is done, the memory it
+/// needed is given back (``MemoryTrim``).
 final class ConnectionHandler: ChannelDuplexHandler {
   typealias InboundIn = ByteBuffer
   typealias OutboundIn = ByteBuffer
@@ -33,8 +40,19 @@ final class ConnectionHandler: ChannelDuplexHandler {
   private var context: ChannelHandlerContext?
   /// Lines read and not yet started, because `--max-in-flight` requests are running.
   private var waiting = CircularBuffer<[UInt8]>()
-  /// Requests running in tasks.
+  /// Requests running in tasks, waiting for the journal, or holding the connection's
+  /// place (``hold()``).
   private var running = 0
+  /// Places held: while there are any, later lines wait.
+  private var holds = 0
+  /// The batch being handled in slices.
+  private var batch: BatchRun?
+  /// A line or a reply of at least ``MemoryTrim/largeBytes`` went through since the last
+  /// trim was asked for: ask again once the places are released, or the connection ends.
+  private var trimWhenDone = false
+  /// The arenas of the threads that did this connection's large work off the loop, for the
+  /// trim (see ``MemoryTrim``).
+  private var arenaMarks: [ArenaMark] = []
   /// A read was asked for while lines were waiting; it is made once they have started.
   private var readHeld = false
   /// The client will send nothing more (it half-closed, or sent a line over the limit).
@@ -58,6 +76,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     self.logger = logger
     self.registry = registry
     self.framer = LineFramer(maxLineLength: max(1, options.maxLineBytes))
+    MemoryTrim.configure(logger: logger)
   }
 
   private var limit: Int { max(1, options.maxInFlight) }
@@ -89,6 +108,13 @@ final class ConnectionHandler: ChannelDuplexHandler {
     guard !ended else { return }
     ended = true
     waiting.removeAll()
+    batch = nil
+    framer = LineFramer(maxLineLength: framer.maxLineLength)
+    if trimWhenDone {
+      trimWhenDone = false
+      MemoryTrim.request(releasing: arenaMarks)
+      arenaMarks = []
+    }
     if let outbox {
       outbox.close()
       hub.removeAll(of: outbox)
@@ -108,12 +134,15 @@ final class ConnectionHandler: ChannelDuplexHandler {
     guard !ended, !inputClosed else { return }
     framer.append(buffer.readableBytesView)
     do {
-      while let line = try framer.nextLine() {
+      while let line = try framer.takeLine() {
         if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-        waiting.append(Array(line))
+        waiting.append(line)
       }
     } catch {
       logger.notice("connection \(id): \(error); closing it")
+      // What the framer held of the long line is let go of now, not when the client goes.
+      framer = LineFramer(maxLineLength: framer.maxLineLength)
+      trimWhenDone = true
       inputClosed = true
       closingError = RPCResponse(id: .null, error: ArborErrors.lineTooLong(limit: error.limit)).jsonLine
     }
@@ -138,7 +167,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
   }
 
   private func startWaiting() {
-    while !ended, running < limit, let line = waiting.popFirst() {
+    while !ended, holds == 0, running < limit, let line = waiting.popFirst() {
       start(line)
     }
     if waiting.isEmpty && readHeld && !inputClosed, let context {
@@ -164,12 +193,49 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
   // MARK: - Requests
 
+  /// Lines at least this long are parsed off the event loop (64 KiB; a 10 MiB batch takes
+  /// about a second to parse in a debug build, 50 ms in a release one).
+  static let offLoopLineBytes = 64 << 10
+  /// Batches with at least this many replies are encoded off the event loop.
+  static let offLoopReplies = 256
+
   private func start(_ line: [UInt8]) {
-    guard let outbox else { return }
+    guard let outbox, let context else { return }
     let connection = ConnectionContext(id: id, role: role, outbox: outbox)
-    switch RPCInbound(line: line) {
+    if line.count >= MemoryTrim.largeBytes { trimWhenDone = true }
+    guard line.count >= Self.offLoopLineBytes else {
+      handle(RPCInbound(line: line), connection: connection, holdingPlace: false)
+      return
+    }
+    // Parsed on NIO's thread pool; later lines of this connection wait for it.
+    hold()
+    let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+    let large = trimWhenDone
+    NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) {
+      (RPCInbound(line: line), large ? ArenaMark.here() : nil)
+    }.whenComplete { result in
+      let handler = bound.value
+      switch result {
+      case .success(let (inbound, mark)):
+        if let mark { handler.keep(mark) }
+        handler.handle(inbound, connection: connection, holdingPlace: true)
+      case .failure:
+        handler.handle(RPCInbound(line: line), connection: connection, holdingPlace: true)
+      }
+    }
+  }
+
+  /// Handles what one line held. `holdingPlace`: the line holds its connection's place
+  /// (``hold()``), which is released once it is handled.
+  private func handle(_ inbound: RPCInbound, connection: ConnectionContext, holdingPlace: Bool) {
+    let outbox = connection.outbox
+    guard !ended else {
+      if holdingPlace { release() }
+      return
+    }
+    switch inbound {
     case .single(.invalid(let reply)):
-      outbox.send(reply.jsonLine)
+      outbox.send(reply.cuttingEchoes().jsonLine)
     case .single(.request(let request)):
       switch handler.handleNow(request, connection: connection, inBatch: false) {
       case .done(let outcome):
@@ -187,65 +253,175 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
       }
     case .batch(let calls):
-      var replies: [RPCResponse] = []
-      // Replies that wait for the journal (`--fsync always`): the batch's reply is sent
-      // once the newest of them is durable.
-      var durable: [(index: Int, revision: UInt64)] = []
-      var rest = calls[...]
-      while let call = rest.popFirst() {
-        switch call {
-        case .invalid(let reply):
-          replies.append(reply)
-        case .request(let request):
-          switch handler.handleNow(request, connection: connection, inBatch: true) {
-          case .done(let outcome):
-            if let id = request.id, let outcome { replies.append(Self.response(id: id, outcome)) }
-          case .durable(let revision, let reply):
-            if let id = request.id {
-              durable.append((replies.count, revision))
-              replies.append(Self.response(id: id, .success(reply)))
-            }
-          case .later(let work):
-            // The rest of the batch runs in order, after this request, in its task.
-            let handler = self.handler
-            inTask { [replies, rest, durable] in
-              var replies = replies
-              for (index, revision) in durable {
-                if case .failure(let error) = await handler.durable(revision, .null) {
-                  replies[index].outcome = .failure(error)
-                }
-              }
-              let outcome = await work()
-              if let id = request.id, let outcome { replies.append(Self.response(id: id, outcome)) }
-              for call in rest {
-                switch call {
-                case .invalid(let reply):
-                  replies.append(reply)
-                case .request(let request):
-                  let outcome = await handler.handle(request, connection: connection, inBatch: true)
-                  if let id = request.id, let outcome { replies.append(Self.response(id: id, outcome)) }
-                }
-              }
-              if !replies.isEmpty { outbox.send(RPCResponse.batchLine(replies)) }
-            }
-            return
+      batch = BatchRun(calls: calls, connection: connection, holdsPlace: holdingPlace)
+      continueBatch()
+      return
+    }
+    if holdingPlace { release() }
+  }
+
+  /// Handles the current batch's requests, in order, for at most ``BatchRun/sliceBudget``;
+  /// then schedules the rest, so that the other channels of the event loop are served in
+  /// between. Once every request is done, sends the replies as one array.
+  private func continueBatch() {
+    guard let run = batch else { return }
+    guard !ended, let context else {
+      batch = nil
+      if run.holdsPlace { release() }
+      return
+    }
+    let deadline = NIODeadline.now() + BatchRun.sliceBudget
+    while let call = run.nextCall() {
+      switch call {
+      case .invalid(let reply):
+        run.replies.append(reply.cuttingEchoes())
+      case .request(let request):
+        switch handler.handleNow(request, connection: run.connection, inBatch: true) {
+        case .done(let outcome):
+          if let id = request.id, let outcome { run.replies.append(Self.response(id: id, outcome)) }
+        case .durable(let revision, let reply):
+          if let id = request.id {
+            run.durable.append((run.replies.count, revision))
+            run.replies.append(Self.response(id: id, .success(reply)))
           }
+        case .later(let work):
+          batch = nil
+          finishInTask(run, request: request, work: work)
+          return
         }
       }
-      guard let newest = durable.map(\.revision).max() else {
-        if !replies.isEmpty { outbox.send(RPCResponse.batchLine(replies)) }
+      if run.hasMore && NIODeadline.now() >= deadline {
+        // Later lines of this connection wait until the batch is done.
+        if !run.holdsPlace {
+          run.holdsPlace = true
+          hold()
+        }
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: BatchRun.sliceGap) { bound.value.continueBatch() }
         return
       }
-      afterDurable(newest) { [replies, durable] failure in
-        var replies = replies
-        if let failure {
-          for (index, revision) in durable {
-            replies[index].outcome = .failure(ArborErrors.notDurable(revision: revision, failure))
-          }
-        }
-        outbox.send(RPCResponse.batchLine(replies))
-      }
     }
+    batch = nil
+    guard let newest = run.durable.map(\.revision).max() else {
+      let (calls, replies) = run.takeCallsAndReplies()
+      sendBatchLine(replies, outbox: run.connection.outbox, holdingPlace: run.holdsPlace, dropping: calls)
+      return
+    }
+    let replies = run.replies
+    let durable = run.durable
+    let outbox = run.connection.outbox
+    let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+    afterDurable(newest) { failure in
+      var replies = replies
+      if let failure {
+        for (index, revision) in durable {
+          replies[index].outcome = .failure(ArborErrors.notDurable(revision: revision, failure))
+        }
+      }
+      bound.value.sendBatchLine(replies, outbox: outbox, holdingPlace: false)
+    }
+    if run.holdsPlace { release() }
+  }
+
+  /// The rest of a batch, from a request that must suspend (an `async` intent): runs in
+  /// order, after it, in its task.
+  private func finishInTask(_ run: BatchRun, request: RPCRequest, work: @escaping @Sendable () async -> Result<JSONValue, RPCError>?) {
+    let handler = self.handler
+    let connection = run.connection
+    let outbox = connection.outbox
+    inTask { [replies = run.replies, rest = run.rest, durable = run.durable] in
+      var replies = replies
+      for (index, revision) in durable {
+        if case .failure(let error) = await handler.durable(revision, .null) {
+          replies[index].outcome = .failure(error)
+        }
+      }
+      let outcome = await work()
+      if let id = request.id, let outcome { replies.append(Self.response(id: id, outcome)) }
+      for (index, call) in rest.enumerated() {
+        // A long batch lets the other tasks of the pool (the watch pump among them) run.
+        if index % 256 == 255 { await Task.yield() }
+        switch call {
+        case .invalid(let reply):
+          replies.append(reply.cuttingEchoes())
+        case .request(let request):
+          let outcome = await handler.handle(request, connection: connection, inBatch: true)
+          if let id = request.id, let outcome { replies.append(Self.response(id: id, outcome)) }
+        }
+      }
+      if !replies.isEmpty { outbox.send(RPCResponse.batchLine(replies)) }
+    }
+    if run.holdsPlace { release() }
+  }
+
+  /// Queues a batch's replies as one array line. Many replies are encoded on NIO's thread
+  /// pool (100,000 take about a second in a debug build), holding the connection's place
+  /// meanwhile so that later lines are answered after it and the connection does not end
+  /// before it is sent.
+  ///
+  /// The replies, and the batch's `calls`, are let go of there too: freeing 100,000 of
+  /// them is itself tens of milliseconds of work.
+  private func sendBatchLine(_ replies: [RPCResponse], outbox: Outbox, holdingPlace: Bool, dropping calls: [RPCInbound.Call] = []) {
+    guard replies.count >= Self.offLoopReplies, let context else {
+      if !replies.isEmpty { outbox.send(RPCResponse.batchLine(replies)) }
+      if holdingPlace { release() }
+      return
+    }
+    if !holdingPlace { hold() }
+    let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+    let allocator = context.channel.allocator
+    // Handed over through a box, so that the last references are on the pool's thread.
+    let work = NIOLockedValueBox((replies: replies, calls: calls))
+    NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) { () -> ArenaMark? in
+      let (replies, calls) = work.withLockedValue { work in
+        defer { work = ([], []) }
+        return work
+      }
+      // Copied into the socket's form here too, so that the writer need not.
+      let line = RPCResponse.batchLine(replies)
+      var buffer = allocator.buffer(capacity: line.count)
+      buffer.writeBytes(line)
+      outbox.send(buffer)
+      withExtendedLifetime(calls) {}
+      return line.count >= MemoryTrim.largeBytes ? ArenaMark.here() : nil
+    }.whenComplete { result in
+      let handler = bound.value
+      switch result {
+      case .success(let mark): if let mark { handler.keep(mark) }
+      case .failure: outbox.send(RPCResponse.batchLine(work.withLockedValue { $0.replies }))
+      }
+      handler.release()
+    }
+  }
+
+  /// Keeps the mark of an arena that large work used, for the trim once it is all done.
+  private func keep(_ mark: ArenaMark) {
+    guard !ended else {
+      MemoryTrim.request(releasing: [mark])
+      return
+    }
+    arenaMarks.append(mark)
+    trimWhenDone = true
+  }
+
+  /// Holds the connection's place: its later lines wait (they are answered after this
+  /// one, as if it had been handled at once) and it does not end. Off-loop parsing and
+  /// encoding, and batches that take more than one slice, hold it.
+  private func hold() {
+    running += 1
+    holds += 1
+  }
+
+  /// Releases a place taken by ``hold()``, starts what waited, and asks for memory to be
+  /// given back once large work is all done.
+  private func release() {
+    holds -= 1
+    if holds == 0 && trimWhenDone {
+      trimWhenDone = false
+      MemoryTrim.request(releasing: arenaMarks)
+      arenaMarks = []
+    }
+    requestFinished()
   }
 
   /// Calls `send` once `revision` is durable (or could not be written), holding a place
@@ -281,10 +457,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
     startWaiting()
   }
 
+  /// The reply to send; an error's echoes of the request are cut (``RPCError/cuttingEchoes()``).
   private static func response(id: RPCID, _ outcome: Result<JSONValue, RPCError>) -> RPCResponse {
     switch outcome {
     case .success(let result): return RPCResponse(id: id, result: result)
-    case .failure(let error): return RPCResponse(id: id, error: error)
+    case .failure(let error): return RPCResponse(id: id, error: error.cuttingEchoes())
     }
   }
 
@@ -305,6 +482,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
       case .nothing:
         return
       case .closed:
+        // What it left unread was dropped: give it back.
+        MemoryTrim.request()
         logger.notice("connection \(id) closed: it left more than \(options.maxOutputBytes) bytes of output unread")
         context.close(promise: nil)
         return
@@ -317,17 +496,38 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
         return
       case .items(let items):
-        var buffer = context.channel.allocator.buffer(capacity: 256)
+        // Replies and notifications are gathered into one buffer; a buffer item goes out
+        // as it is, between them.
+        var size = 0
+        for case .bytes(let bytes, _) in items { size += bytes.count }
+        var gathered = context.channel.allocator.buffer(capacity: max(256, size))
+        var written = 0
+        var write: EventLoopFuture<Void>?
         for item in items {
           switch item {
           case .bytes(let bytes, _):
-            buffer.writeBytes(bytes)
+            gathered.writeBytes(bytes)
           case .resync(let subscription):
-            if let line = hub.resyncLine(subscription: subscription) { buffer.writeBytes(line) }
+            if let line = hub.resyncLine(subscription: subscription) { gathered.writeBytes(line) }
+          case .buffer(let buffer):
+            if gathered.readableBytes > 0 {
+              written += gathered.readableBytes
+              write = context.write(wrapOutboundOut(gathered))
+              gathered.clear()
+            }
+            written += buffer.readableBytes
+            write = context.write(wrapOutboundOut(buffer))
           }
         }
-        if buffer.readableBytes > 0 {
-          lastWrite = context.writeAndFlush(wrapOutboundOut(buffer))
+        if gathered.readableBytes > 0 {
+          written += gathered.readableBytes
+          write = context.write(wrapOutboundOut(gathered))
+        }
+        if let write {
+          context.flush()
+          // Once a large write is out, its buffers are freed: give them back.
+          if written >= MemoryTrim.largeBytes { write.whenComplete { _ in MemoryTrim.request() } }
+          lastWrite = write
         }
       }
     }

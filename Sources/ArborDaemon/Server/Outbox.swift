@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import NIOCore
 import Synchronization
 
 /// What one connection has to send, in order: replies, notifications, and placeholders
@@ -15,6 +16,9 @@ import Synchronization
 final class Outbox: Sendable {
   enum Item: Sendable {
     case bytes([UInt8], subscription: Int?)
+    /// A reply already in the form the socket takes, written as it is: a large reply
+    /// built off the event loop (a batch's array), which the writer then need not copy.
+    case buffer(ByteBuffer)
     /// A state watch's resync: its current value is read when it is written.
     case resync(subscription: Int)
   }
@@ -69,6 +73,12 @@ final class Outbox: Sendable {
     _ = try? enqueue(.bytes(bytes, subscription: nil), bounded: false)
   }
 
+  /// Queues a reply held in a buffer (never refused while open); it is written without a
+  /// copy.
+  func send(_ buffer: ByteBuffer) {
+    _ = try? enqueue(.buffer(buffer), bounded: false)
+  }
+
   /// Queues a notification of a watch; refused with `.watchFull` when the watch has its
   /// limit waiting.
   func notify(_ bytes: [UInt8], subscription: Int) throws(Refusal) {
@@ -94,18 +104,25 @@ final class Outbox: Sendable {
   private func enqueue(_ item: Item, bounded: Bool) throws(Refusal) {
     let result: Result<(@Sendable () -> Void)?, Refusal> = state.withLockedValue { state in
       guard !state.closed else { return .failure(.closed) }
-      if case .bytes(let bytes, let subscription) = item {
+      let count: Int
+      switch item {
+      case .bytes(let bytes, let subscription):
         if let subscription {
           let waiting = state.waitingBySubscription[subscription, default: 0]
           if bounded && waiting >= watchLimit { return .failure(.watchFull) }
           state.waitingBySubscription[subscription] = waiting + 1
         }
-        state.bytes += bytes.count
-        if state.bytes > byteLimit {
-          state.closed = true
-          state.items = []
-          return .success(Self.takeWake(&state))
-        }
+        count = bytes.count
+      case .buffer(let buffer):
+        count = buffer.readableBytes
+      case .resync:
+        count = 0
+      }
+      state.bytes += count
+      if state.bytes > byteLimit {
+        state.closed = true
+        state.items = []
+        return .success(Self.takeWake(&state))
       }
       state.items.append(item)
       return .success(Self.takeWake(&state))
