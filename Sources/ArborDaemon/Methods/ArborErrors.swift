@@ -27,9 +27,12 @@ public enum ArborErrorCode {
 /// The daemon's errors, as the client sees them.
 enum ArborErrors {
   static func pathNotFound(_ path: String) -> RPCError {
-    RPCError(
-      code: ArborErrorCode.pathNotFound, name: ArborError.pathNotFound.name,
-      message: "nothing in the state at '\(path)'", details: ["path": .string(path)])
+    // Cut before it is echoed twice (a 16 MiB path would make a 32 MiB reply to cut).
+    let cut = ArborErrors.cut(path)
+    let shown = cut ?? path
+    var details: [String: JSONValue] = ["path": .string(shown)]
+    if cut != nil { details["cut"] = true }
+    return RPCError(.pathNotFound, message: "nothing in the state at '\(shown)'", details: details)
   }
 
   static func permissionDenied(method: String, role: Role?, required: Role) -> RPCError {
