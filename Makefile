@@ -1,15 +1,16 @@
 # Arbor: the two commands a newcomer needs.
 #   make run    builds and starts counterfactd, the example daemon, on a socket it prints
 #   make test   builds everything and runs every test
+#   make test-busy  the same with two CPU-bound loops beside it (BUSY_RUNS=N runs in a row)
 #   make tour   runs the in-process tour of the example (a model tree that prints its changes)
 # Both install missing system prerequisites first (Debian/Ubuntu, with apt-get).
 
 SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # util-linux gives setpriv; python3 (Debian's, readable by every user) runs the clients
 # that the role tests start as another user.
-APT_PACKAGES := pkg-config util-linux python3 libsqlite3-dev libsystemd-dev systemd jq socat
+APT_PACKAGES := pkg-config util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat
 
-.PHONY: run tour test test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-arborctl bench-store redis user-unit arborctl-extras clean
+.PHONY: run tour test test-busy test-busy-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-arborctl bench-store redis user-unit arborctl-extras clean
 
 prerequisites:
 	@missing=""; \
@@ -67,6 +68,25 @@ define run-tests
 endef
 
 test: build python-deps
+	$(call run-tests,.build)
+
+# The whole suite as on a loaded machine: two CPU-bound shell loops run beside it (as many
+# as the 2-core test machines have cores: a build next door, a busy CI runner). BUSY_RUNS
+# runs in a row (default 1), stopping at the first that fails; the loops are stopped in
+# every case (a failed run; Ctrl-C, once the run under way has ended, as `make test` ends
+# on Ctrl-C). See Docs/Testing.md, "A busy machine".
+BUSY_RUNS ?= 1
+test-busy: build python-deps
+	@( while :; do :; done ) & busy1=$$!; ( while :; do :; done ) & busy2=$$!; \
+	trap 'kill $$busy1 $$busy2 2>/dev/null' EXIT; trap 'exit 130' INT TERM HUP; \
+	echo "make: two busy loops (pids $$busy1 and $$busy2) run beside the suite"; \
+	i=1; while [ $$i -le $(BUSY_RUNS) ]; do \
+	  $(MAKE) --no-print-directory test-busy-run || exit $$?; \
+	  echo "busy run $$i of $(BUSY_RUNS) passed"; i=$$((i + 1)); \
+	done
+
+# One run of the suite for test-busy, which starts and stops the loops around it.
+test-busy-run:
 	$(call run-tests,.build)
 
 # The whole suite under ThreadSanitizer or AddressSanitizer, each in its own build folder.

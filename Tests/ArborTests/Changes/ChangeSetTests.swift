@@ -1,21 +1,34 @@
 import Arbor
 import ArborTesting
+import IssueReporting
 import Testing
 
-/// The first `count` change sets of a new subscription, each waited for with a deadline.
+/// The next `count` change sets of `changeSets`, read in one task whose deadline is about
+/// the change sets: it fails once none has come for 20 s (not after 20 s in all, nor with
+/// one wait per change set, each of which would wait for a turn on the pool).
 func collect(
   _ changeSets: ChangeSets, count: Int,
   fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
 ) async throws -> [ChangeSet] {
-  let iterator = DeadlineIterator(changeSets)
-  var result: [ChangeSet] = []
-  while result.count < count {
-    let revision = changeSets.startRevision + UInt64(result.count) + 1
-    result.append(
-      try await iterator.next(
-        "the change set of revision \(revision)", fileID: fileID, filePath: filePath, line: line, column: column))
+  let collected = Tally()
+  let first = changeSets.startRevision + 1
+  return try await withProgressDeadline(
+    "\(count) change sets from revision \(first)", progress: { collected.value },
+    fileID: fileID, filePath: filePath, line: line, column: column
+  ) {
+    var iterator = changeSets.makeAsyncIterator()
+    var result: [ChangeSet] = []
+    while result.count < count {
+      guard let changeSet = try await iterator.next() else {
+        let error = SequenceEnded(what: "the change set of revision \(first + UInt64(result.count))")
+        reportIssue(error.description, fileID: fileID, filePath: filePath, line: line, column: column)
+        throw error
+      }
+      result.append(changeSet)
+      collected.add()
+    }
+    return result
   }
-  return result
 }
 
 @Suite struct ChangeSetTests {
@@ -118,7 +131,7 @@ func collect(
     let (branch, anchor) = Branch(name: "r", leaves: (0..<8).map { Leaf(value: $0) }).andAnchor()
     let changes = anchor.changeSets()
     let writesPerTask = 200
-    try await withDeadline("8 tasks to write 200 times each") {
+    try await withProgressDeadline("8 tasks to write 200 times each", progress: { Int(anchor.revision) }) {
       await withTaskGroup(of: Void.self) { group in
         for leaf in branch.leaves {
           group.addTask {

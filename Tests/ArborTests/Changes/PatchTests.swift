@@ -58,30 +58,34 @@ import Testing
   }
 
   /// Every change set of a long random run, applied to the state of the previous revision
-  /// by this package's JSON Patch and by Python's `jsonpatch`, gives the next state.
+  /// by this package's JSON Patch and by Python's `jsonpatch`, gives the next state. About
+  /// 30 s of computing: it runs on a thread of its own, not on the cooperative pool that the
+  /// other tests of the parallel run share.
   @Test func patchesAgreeWithAnIndependentImplementation() async throws {
     try await Python.requireModules(["jsonpatch"])
-    var random = SeededRandomNumberGenerator(seed: 2026)
-    let (forest, anchor) = Forest().andAnchor()
-    let changeSets = DeadlineIterator(anchor.changeSets())
-    var previous = try anchor.state().value
-    var cases = PatchCases()
-    for _ in 0..<Self.steps {
-      let before = anchor.revision
-      randomForestStep(forest, using: &random)
-      let (revision, next) = try anchor.state()
-      guard revision != before else { continue }
-      var patch = JSONPatch([])
-      for expected in (before + 1)...revision {
-        let changeSet = try await changeSets.next("the change set of revision \(expected)")
-        #expect(changeSet.revision == expected, "revisions have no gap")
-        patch = JSONPatch(patch.operations + changeSet.patch.operations)
+    let cases = try await onOwnThread("PatchTests random run") { () async throws -> PatchCases in
+      var random = SeededRandomNumberGenerator(seed: 2026)
+      let (forest, anchor) = Forest().andAnchor()
+      let changeSets = DeadlineIterator(anchor.changeSets())
+      var previous = try anchor.state().value
+      var cases = PatchCases()
+      for _ in 0..<Self.steps {
+        let before = anchor.revision
+        randomForestStep(forest, using: &random)
+        let (revision, next) = try anchor.state()
+        guard revision != before else { continue }
+        var patch = JSONPatch([])
+        for expected in (before + 1)...revision {
+          let changeSet = try await changeSets.next("the change set of revision \(expected)")
+          #expect(changeSet.revision == expected, "revisions have no gap")
+          patch = JSONPatch(patch.operations + changeSet.patch.operations)
+        }
+        let applied = try patch.apply(to: previous)
+        #expect(applied == next, "revision \(revision): \(JSONValue.difference(applied, next) ?? "")")
+        try cases.append(revision: revision, previous: previous, patch: patch, next: next)
+        previous = next
       }
-      let applied = try patch.apply(to: previous)
-      #expect(applied == next, "revision \(revision): \(JSONValue.difference(applied, next) ?? "")")
-      try cases.append(revision: revision, previous: previous, patch: patch, next: next)
-      previous = next
-      if cases.count % 50 == 0 { await Task.yield() }
+      return cases
     }
     #expect(cases.count > Self.steps / 2)
     try await cases.expectPythonAgrees()

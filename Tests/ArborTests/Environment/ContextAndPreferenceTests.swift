@@ -205,7 +205,8 @@ extension PreferenceKeys {
     let leaves = (0..<8).map { _ in EnvLeaf() }
     let root = EnvRoot(branches: [EnvBranch(leaves: leaves)]).withAnchor()
     let anchoredLeaves = root.branches[0].leaves
-    try await withDeadline("eight tasks writing contributions and context values") {
+    let steps = Tally()
+    try await withProgressDeadline("eight tasks writing contributions and context values", progress: { steps.value }) {
       await withTaskGroup(of: Void.self) { group in
         for leaf in anchoredLeaves {
           group.addTask {
@@ -214,11 +215,15 @@ extension PreferenceKeys {
               leaf.node.context.envColorScheme = round.isMultiple(of: 2) ? .dark : .light
               _ = root.node.preference.envTotalCount
               _ = leaf.node.context.envColorScheme
+              steps.add()
             }
           }
         }
         group.addTask {
-          for round in 0..<50 { root.node.context.envColorScheme = round.isMultiple(of: 2) ? .dark : .light }
+          for round in 0..<50 {
+            root.node.context.envColorScheme = round.isMultiple(of: 2) ? .dark : .light
+            steps.add()
+          }
         }
       }
     }
@@ -231,10 +236,16 @@ extension PreferenceKeys {
     let leaves = root.branches[0].leaves
     let totals = DeadlineIterator(Observed { root.node.preference.envTotalCount })
     #expect(try await totals.next("the initial total") == 0)
-    await withTaskGroup(of: Void.self) { group in
-      for leaf in leaves {
-        group.addTask {
-          for round in 1...25 { leaf.node.preference.envTotalCount = round }
+    let steps = Tally()
+    try await withProgressDeadline("four tasks writing 25 contributions each", progress: { steps.value }) {
+      await withTaskGroup(of: Void.self) { group in
+        for leaf in leaves {
+          group.addTask {
+            for round in 1...25 {
+              leaf.node.preference.envTotalCount = round
+              steps.add()
+            }
+          }
         }
       }
     }

@@ -74,15 +74,19 @@ import Testing
     #expect(evaluations.value == before + 1, "the equal result woke nobody: \(evaluations.value - before) evaluations")
   }
 
-  @Test func memoizedValuesWorkFromManyTasksAtOnce() async {
+  @Test func memoizedValuesWorkFromManyTasksAtOnce() async throws {
     let catalog = Catalog(items: Array(0..<10)).withAnchor()
-    await withTaskGroup(of: Void.self) { group in
-      for writer in 0..<4 {
-        group.addTask {
-          for step in 0..<200 {
-            if step % 10 == 0 { catalog.items.append(writer) }
-            _ = catalog.total
-            _ = catalog.doubled
+    let steps = Tally()
+    try await withProgressDeadline("4 tasks of 200 steps", progress: { steps.value }) {
+      await withTaskGroup(of: Void.self) { group in
+        for writer in 0..<4 {
+          group.addTask {
+            for step in 0..<200 {
+              if step % 10 == 0 { catalog.items.append(writer) }
+              _ = catalog.total
+              _ = catalog.doubled
+              steps.add()
+            }
           }
         }
       }

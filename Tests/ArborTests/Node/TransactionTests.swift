@@ -11,7 +11,10 @@ import Testing
     let reads = Tally()
     let readsDuringTheWrites = Tally()
     let done = Tally()
-    try await withDeadline("2,000 transactions with reads in between") {
+    let written = Tally()
+    // The deadline is about the transactions (each is a step), not the clock: the writer
+    // and the reader take turns on a pool that the rest of the parallel run shares.
+    try await withProgressDeadline("2,000 transactions with reads in between", progress: { written.value }) {
       await withTaskGroup(of: Void.self) { group in
         group.addTask {
           for value in 1...writes {
@@ -19,6 +22,7 @@ import Testing
               leaf.value = value
               leaf.label = String(value)
             }
+            written.add()
             // Every 100 writes, wait for the reader to read once more, so that reads do
             // happen between writes (the reader might otherwise only start once all is done).
             if value % 100 == 0 {

@@ -266,7 +266,12 @@ private struct Probes {
     let consumer = Task {
       for await _ in forest.observeModifications() { count.add() }
     }
-    try await withDeadline("the writers") {
+    // The deadline is about the writers' steps, not the clock: on a loaded machine the
+    // writers may wait for a thread of the pool, and they are late, not stuck.
+    let steps = Tally()
+    let writersDone = Tally()
+    let churned = Tally()
+    try await withProgressDeadline("the writers (600 steps)", progress: { steps.value }) {
       await withTaskGroup(of: Void.self) { group in
         for (index, branch) in branches.enumerated() {
           group.addTask {
@@ -282,21 +287,29 @@ private struct Probes {
                   branch.leaves.removeLast()
                 }
               }
+              steps.add()
+              // Lets the observers below come and go between steps, also when the pool
+              // has a single thread free for this test.
+              if step % 10 == 9 { await Task.yield() }
             }
+            writersDone.add()
           }
         }
-        // Observers come and go while the writers write.
+        // Observers come and go while the writers write: as long as they write, not a
+        // fixed number of rounds (each round waits for a turn on the pool).
         group.addTask {
-          for _ in 0..<100 {
+          repeat {
             var iterator = forest.observeModifications(scope: .children, kinds: .parentRelationship).makeAsyncIterator()
             _ = iterator
             iterator = forest.observeModifications().makeAsyncIterator()
             _ = iterator
+            churned.add()
             await Task.yield()
-          }
+          } while writersDone.value < branches.count && !Task.isCancelled
         }
       }
     }
+    #expect(churned.value > 0)
     #expect(branches.allSatisfy { $0.leaves.count == 1 })
     await expectEventually("the consumer to see the writers' transactions") { count.value > 0 }
     let seen = count.value

@@ -38,6 +38,7 @@ import Testing
     // change set only once the tree's revision says it was committed, and its end is
     // awaited with a deadline below (which cancels it).
     let lastRevision = LockIsolated<UInt64?>(nil)
+    let read = Tally()
     let reader = Task { () throws -> UInt64 in
       var iterator = changes.makeAsyncIterator()
       var expected: UInt64 = 1
@@ -50,6 +51,7 @@ import Testing
         guard let changeSet = try await iterator.next() else { break }
         #expect(changeSet.revision == expected)
         expected = changeSet.revision + 1
+        read.add()
       }
       return expected
     }
@@ -57,8 +59,10 @@ import Testing
 
     // The clock decides how many more rounds run, not whether one does: on a busy machine
     // the writers may start after the deadline has passed.
+    // The wait's deadline is about the rounds: it fails if none is done for 20 s.
     let deadline = Date().addingTimeInterval(Self.seconds)
-    try await withDeadline("the writers to stop after \(Self.seconds) s", seconds: Self.seconds + Deadline.defaultSeconds) {
+    let rounds = Tally()
+    try await withProgressDeadline("the writers to stop after \(Self.seconds) s", progress: { rounds.value }) {
       await withTaskGroup(of: Void.self) { group in
         for writer in 0..<4 {
           group.addTask {
@@ -74,6 +78,7 @@ import Testing
                 branch.leaves.removeLast()
               }
               round += 1
+              rounds.add()
               // A loop that never suspends holds a thread of the pool (two on a 2-core
               // machine) for its whole run, and the other tests of the parallel run wait.
               await Task.yield()
@@ -86,6 +91,7 @@ import Testing
               forest.title = "t\(forest.branches.count)"
             }
             _ = forest.branches.map(\.leaves.count)
+            rounds.add()
             await Task.yield()
           } while Date() < deadline && !Task.isCancelled
         }
@@ -112,7 +118,9 @@ import Testing
     }
 
     #expect(revision > 0)
-    let next = try await withDeadline("the change sets up to revision \(revision)") { try await reader.value }
+    let next = try await withProgressDeadline("the change sets up to revision \(revision)", progress: { read.value }) {
+      try await reader.value
+    }
     #expect(next == revision + 1, "every change set up to the last revision was read")
   }
 }
