@@ -47,6 +47,11 @@ public final class DaemonTester<Root: Model>: Sendable {
     var nextEventID = 0
     var probes: [TestProbe] = []
     var watchError: String?
+    /// Events sent in the tree since the event watch subscribed, counted in this process
+    /// the moment `node.send` returns; the watch has delivered them all once it has
+    /// received at least as many.
+    var eventsSent = 0
+    var eventsReceived = 0
   }
 
   /// The daemon's socket.
@@ -96,7 +101,7 @@ public final class DaemonTester<Root: Model>: Sendable {
 
   /// Waits until every predicate holds, then consumes what they read and matched; see
   /// ``ModelTester/assert(timeout:fileID:filePath:line:column:_:)``.
-  public func assert(
+  nonisolated(nonsending) public func assert(
     timeout: Duration = ModelTesterDefaults.timeout,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
     @AssertionBuilder _ predicates: () -> [AssertionPredicate]
@@ -110,7 +115,7 @@ public final class DaemonTester<Root: Model>: Sendable {
   }
 
   /// Waits until `value` is not nil and returns it; see ``ModelTester/unwrap(_:timeout:fileID:filePath:line:column:)``.
-  public func unwrap<Value>(
+  nonisolated(nonsending) public func unwrap<Value>(
     _ value: @autoclosure () -> Value?, timeout: Duration = ModelTesterDefaults.timeout,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) async throws -> Value {
@@ -152,6 +157,33 @@ public final class DaemonTester<Root: Model>: Sendable {
     state.withLock { state in
       state.events.append(PendingEvent(id: state.nextEventID, text: text, tested: TestedEvent(sourceID: source, value: nil, json: event)))
       state.nextEventID += 1
+    }
+  }
+
+  /// Counts the events the tree sends from now on (see ``State/eventsSent``).
+  fileprivate func countSentEvents() -> EventTap {
+    anchor.tapEvents { [state] _ in state.withLock { $0.eventsSent += 1 } }
+  }
+
+  fileprivate func noteReceivedEvent() {
+    state.withLock { $0.eventsReceived += 1 }
+  }
+
+  /// Whether both watches have delivered what the tree has done: the state watch every
+  /// committed revision, the event watch every event sent (or a watch has failed, which
+  /// the report says).
+  fileprivate var watchesCaughtUp: Bool {
+    let revision = anchor.revision
+    return state.withLock {
+      $0.watchError != nil || ($0.mirrorRevision >= revision && $0.eventsReceived >= $0.eventsSent)
+    }
+  }
+
+  /// What the watches still miss, for a deadline's message.
+  fileprivate var watchLag: String {
+    let revision = anchor.revision
+    return state.withLock {
+      "the daemon's watches to deliver revision \(revision) (at \($0.mirrorRevision)) and \($0.eventsSent) events (\($0.eventsReceived) received)"
     }
   }
 
@@ -221,7 +253,7 @@ extension DaemonTester: AssertionLedger {
 ///   await tester.assert { model.counters.count == 1 }
 /// }
 /// ```
-public func withDaemonTester<Root: Model>(
+nonisolated(nonsending) public func withDaemonTester<Root: Model>(
   _ root: @escaping @autoclosure @Sendable () -> Root,
   name: String = "arbor-tester",
   exhaustivity: Exhaustivity = .full,
@@ -268,6 +300,7 @@ public func withDaemonTester<Root: Model>(
         if case .subscribed = event { subscribedContinuation.yield() }
       }) {
         tester.received(type: event.type, event: event.event, sourceID: event.sourceID, sourceType: event.sourceType, sourcePath: event.sourcePath)
+        tester.noteReceivedEvent()
       }
     } catch is CancellationError {
     } catch {
@@ -277,8 +310,19 @@ public func withDaemonTester<Root: Model>(
   var ready = subscribed.makeAsyncIterator()
   _ = await ready.next()
   _ = await ready.next()
+  // Counted only from here, when the event watch is subscribed: every event counted is
+  // one it delivers.
+  let sentEvents = tester.countSentEvents()
+  defer { withExtendedLifetime(sentEvents) {} }
   do {
     try await body(anchor.model, tester)
+    // What is left is read once the watches have delivered what the body did: on a loaded
+    // machine their last patches and events can trail the body's end.
+    if !tester.watchesCaughtUp {
+      await expectEventually(tester.watchLag, fileID: fileID, filePath: filePath, line: line, column: column) {
+        tester.watchesCaughtUp
+      }
+    }
   } catch {
     stateWatch.cancel()
     eventWatch.cancel()

@@ -21,7 +21,7 @@ func currentScope(_ function: String, _ location: TesterLocation) -> ModelTestin
 ///   model.didSend(.startMeeting)
 /// }
 /// ```
-public func expect(
+nonisolated(nonsending) public func expect(
   timeout: Duration = ModelTesterDefaults.timeout,
   fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
   @AssertionBuilder _ predicates: () -> [AssertionPredicate]
@@ -36,7 +36,7 @@ public func expect(
 /// ```swift
 /// await expect(model.counters.count == 1)
 /// ```
-public func expect(
+nonisolated(nonsending) public func expect(
   _ condition: @autoclosure () -> Bool, timeout: Duration = ModelTesterDefaults.timeout,
   fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
 ) async {
@@ -49,7 +49,7 @@ public func expect(
 /// await expect(model.didSend(.startMeeting))
 /// await expect(onSave.wasCalled(with: "draft"))
 /// ```
-public func expect(
+nonisolated(nonsending) public func expect(
   _ predicate: @autoclosure () -> AssertionPredicate, timeout: Duration = ModelTesterDefaults.timeout,
   fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
 ) async {
@@ -63,7 +63,7 @@ public func expect(
 /// let row = try await require(model.counters.first)
 /// row.counter.incrementTapped()
 /// ```
-public func require<Value>(
+nonisolated(nonsending) public func require<Value>(
   _ value: @autoclosure () -> Value?, timeout: Duration = ModelTesterDefaults.timeout,
   fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
 ) async throws -> Value {

@@ -21,7 +21,7 @@ package final class ModelTestingScope: AnchoringObserver {
 
   /// Runs `body` as the scope's test body, then reports what it left unasserted and lets
   /// its trees go.
-  func run<R>(_ body: () async throws -> R) async rethrows -> R {
+  nonisolated(nonsending) func run<R>(_ body: () async throws -> R) async rethrows -> R {
     defer { ledger.release() }
     let result = try await Self.$current.withValue(self) {
       try await AnchoringObservation.$observer.withValue(self) { try await body() }
@@ -31,7 +31,7 @@ package final class ModelTestingScope: AnchoringObserver {
   }
 
   /// Reports what was left unasserted; waits up to half a second for required tasks first.
-  private func finish() async {
+  nonisolated(nonsending) private func finish() async {
     let ledger = self.ledger
     let running = ledger.exhaustivity.contains(.tasks) ? await AssertionLoop.tasksStillRunning { ledger.requiredTasks } : []
     let sections = ledger.leftovers(runningTasks: running)
@@ -53,7 +53,7 @@ package final class ModelTestingScope: AnchoringObserver {
 ///   }
 /// }
 /// ```
-public func withModelTesting<R>(
+nonisolated(nonsending) public func withModelTesting<R>(
   exhaustivity: Exhaustivity = .full,
   fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
   _ body: () async throws -> R

@@ -9,7 +9,7 @@
 /// await settle { model.isReady }              // …and wait for a condition
 /// await settle(resetting: .full.removing(.events))  // keep activation's events to assert
 /// ```
-public func settle(
+nonisolated(nonsending) public func settle(
   resetting: Exhaustivity = .full, quiet: Duration = .milliseconds(50), timeout: Duration = ModelTesterDefaults.timeout,
   fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
   _ condition: () -> Bool = { true }

@@ -11,7 +11,7 @@ import Arbor
 ///
 /// What `body` starts and what lands after it returns is recorded as usual: wait inside
 /// `body` (with `expect`) for asynchronous effects to be exempted.
-public func withExhaustivity<R>(
+nonisolated(nonsending) public func withExhaustivity<R>(
   _ exhaustivity: Exhaustivity,
   fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
   _ body: () async throws -> R

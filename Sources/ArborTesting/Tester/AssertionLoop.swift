@@ -60,7 +60,7 @@ package enum AssertionLoop {
   /// Evaluates `predicates` every 2 ms, recording what they read, until all hold (then
   /// consumes it) or `timeout` passes (then reports each that does not hold, with the
   /// values the block read, at `location`).
-  package static func assert(
+  nonisolated(nonsending) package static func assert(
     _ ledger: some AssertionLedger, timeout: Duration, location: TesterLocation, _ predicates: () -> [AssertionPredicate]
   ) async {
     let clock = ContinuousClock()
@@ -121,7 +121,7 @@ package enum AssertionLoop {
 
   /// Evaluates `value` every 2 ms until it is not nil (then consumes what it read and
   /// returns it) or `timeout` passes (then reports at `location` and throws).
-  package static func unwrap<Value>(
+  nonisolated(nonsending) package static func unwrap<Value>(
     _ ledger: some AssertionLedger, timeout: Duration, location: TesterLocation, _ value: () -> Value?
   ) async throws -> Value {
     let clock = ContinuousClock()

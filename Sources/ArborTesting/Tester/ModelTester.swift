@@ -36,7 +36,14 @@ public final class ModelTester<Root: Model>: Sendable {
     set { ledger.exhaustivity = newValue }
   }
 
-  /// Print what was left unasserted at the end instead of failing the test.
+  /// Print, at the end of the test, what was left unasserted instead of failing the test,
+  /// and also what the tester's ``exhaustivity`` does not require: the assertions a
+  /// non-exhaustive test skipped.
+  ///
+  /// ```swift
+  /// let (model, tester) = AppModel().andTester(exhaustivity: .off)
+  /// tester.showSkippedAssertions = true   // prints the changes, events, tasks and calls left
+  /// ```
   public var showSkippedAssertions: Bool {
     get { showsSkipped.withLock { $0 } }
     set { showsSkipped.withLock { $0 = newValue } }
@@ -58,7 +65,7 @@ public final class ModelTester<Root: Model>: Sendable {
   ///   model.title.hasPrefix("A")     // a plain Bool
   /// }
   /// ```
-  public func assert(
+  nonisolated(nonsending) public func assert(
     timeout: Duration = ModelTesterDefaults.timeout,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
     @AssertionBuilder _ predicates: () -> [AssertionPredicate]
@@ -73,7 +80,7 @@ public final class ModelTester<Root: Model>: Sendable {
   /// let row = try await tester.unwrap(model.counters.first)
   /// row.counter.incrementTapped()
   /// ```
-  public func unwrap<Value>(
+  nonisolated(nonsending) public func unwrap<Value>(
     _ value: @autoclosure () -> Value?, timeout: Duration = ModelTesterDefaults.timeout,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) async throws -> Value {
@@ -82,13 +89,24 @@ public final class ModelTester<Root: Model>: Sendable {
 
   deinit {
     let required = ledger.exhaustivity
+    let showsSkipped = showSkippedAssertions
     let running = required.contains(.tasks) ? AssertionLoop.tasksStillRunning { ledger.requiredTasks } : []
     let sections = ledger.leftovers(runningTasks: running)
+    // What exhaustivity left out is printed when asked for: the assertions the test skipped.
+    let excluded = Exhaustivity.full.subtracting(required)
+    let skipped =
+      showsSkipped && !excluded.isEmpty
+      ? ledger.leftovers(runningTasks: excluded.contains(.tasks) ? ledger.requiredTasks : [], of: excluded) : []
     ledger.release()
+    if !skipped.isEmpty {
+      SkippedAssertions.write(
+        "Skipped assertions of \(Root.self) (not required by its exhaustivity, shown by showSkippedAssertions):\n"
+          + skipped.joined(separator: "\n\n"))
+    }
     guard !sections.isEmpty else { return }
     let message = sections.joined(separator: "\n\n")
-    if showSkippedAssertions {
-      print("Skipped assertions of \(Root.self) (showSkippedAssertions):\n\(message)")
+    if showsSkipped {
+      SkippedAssertions.write("Skipped assertions of \(Root.self) (showSkippedAssertions):\n\(message)")
     } else {
       location.report("Exhaustive test of \(Root.self) left these unasserted:\n\n\(message)")
     }

@@ -187,9 +187,9 @@ package final class TesterLedger: Sendable {
 
   /// What was left unasserted, as the sections of a report; `runningTasks` are the tasks
   /// still running after the grace period.
-  package func leftovers(runningTasks: [String]) -> [String] {
+  package func leftovers(runningTasks: [String], of categories: Exhaustivity? = nil) -> [String] {
     let state = withLock { $0 }
-    let required = state.exhaustivity
+    let required = categories ?? state.exhaustivity
     var sections: [String] = []
     if required.contains(.state) {
       if state.overflowed { sections.append("State changes: more than the tester could keep; assert sooner.") }

@@ -211,13 +211,49 @@ import Testing
       _ = tester
     }
     #expect(eventsOnly.messages.isEmpty, "events are not checked: \(eventsOnly.messages)")
-    let shown = await reported {
-      let (model, tester) = TesterCounter().andTester()
-      tester.showSkippedAssertions = true
-      model.increment()
-      _ = tester
+    let printed = LockIsolated<[String]>([])
+    let shown = await SkippedAssertions.$capture.withValue({ text in printed.withValue { $0.append(text) } }) {
+      await reported {
+        let (model, tester) = TesterCounter().andTester()
+        tester.showSkippedAssertions = true
+        model.increment()
+        _ = tester
+      }
     }
     #expect(shown.messages.isEmpty, "printed, not failed")
+    #expect(printed.value.count == 1 && printed.value[0].contains("count at /count: 0 → 1"), "\(printed.value)")
+  }
+
+  /// With `exhaustivity = .off`, `showSkippedAssertions` prints what the test skipped (the
+  /// guide's way to see what a non-exhaustive test leaves out) and fails nothing; narrowed
+  /// to `.state`, it prints the event and fails on nothing it was not asked for.
+  @Test func showSkippedAssertionsPrintsWhatExhaustivityLeavesOut() async {
+    let printed = LockIsolated<[String]>([])
+    let off = await SkippedAssertions.$capture.withValue({ text in printed.withValue { $0.append(text) } }) {
+      await reported {
+        let (model, tester) = TesterCounter().andTester()
+        tester.exhaustivity = .off
+        tester.showSkippedAssertions = true
+        for _ in 0..<3 { model.increment() }
+        _ = tester
+      }
+    }
+    #expect(off.messages.isEmpty)
+    let text = printed.value.joined(separator: "\n")
+    #expect(text.contains("count at /count: 0 → 1 → 2 → 3"), "\(text)")
+    #expect(text.contains("reachedThree"), "the event: \(text)")
+    printed.setValue([])
+    let stateOnly = await SkippedAssertions.$capture.withValue({ text in printed.withValue { $0.append(text) } }) {
+      await reported {
+        let (model, tester) = TesterCounter().andTester(exhaustivity: [.state])
+        tester.showSkippedAssertions = true
+        for _ in 0..<3 { model.increment() }
+        await tester.assert { model.count == 3; model.history == [1, 2, 3] }
+        _ = tester
+      }
+    }
+    #expect(stateOnly.messages.isEmpty, "\(stateOnly.messages)")
+    #expect(printed.value.count == 1 && printed.value[0].contains("reachedThree") && !printed.value[0].contains("/count"), "\(printed.value)")
   }
 
   @Test func probesFitClosuresOfEveryShape() async throws {
