@@ -54,6 +54,7 @@ let package = Package(
     .target(
       name: "Arbor",
       dependencies: [
+        "ArborLocking",
         "ArborMacros",
         "ArborJSON",
         .product(name: "Crypto", package: "swift-crypto"),
@@ -66,6 +67,8 @@ let package = Package(
     ),
     // JSON values and their codec, JSON Pointer, JSON Patch, JSON Schema: pure data, no I/O.
     .target(name: "ArborJSON"),
+    // The one lock every module uses (a pthread mutex ThreadSanitizer can see).
+    .target(name: "ArborLocking"),
     // JSON-RPC 2.0 messages, NDJSON framing, error codes, the OpenRPC document: pure data,
     // no I/O, shared by the daemon and its clients.
     .target(name: "ArborRPC", dependencies: ["ArborJSON"]),
@@ -74,6 +77,7 @@ let package = Package(
     .target(
       name: "ArborTesting",
       dependencies: [
+        "ArborLocking",
         "Arbor",
         "ArborJSON",
         .product(name: "CustomDump", package: "swift-custom-dump"),
@@ -85,11 +89,13 @@ let package = Package(
     .target(
       name: "ArborDaemon",
       dependencies: [
+        "ArborLocking",
         "ArborStore",
         "ArborSystemd",
         "Arbor",
         "ArborJSON",
         "ArborRPC",
+        // ConditionLock, for the memory trim's thread (a condition, not a lock of state).
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -104,6 +110,7 @@ let package = Package(
     .target(
       name: "ArborDaemonTesting",
       dependencies: [
+        "ArborLocking",
         "Arbor", "ArborClient", "ArborDaemon", "ArborJSON", "ArborTesting",
         .product(name: "Dependencies", package: "swift-dependencies"),
       ]
@@ -112,9 +119,9 @@ let package = Package(
     .target(
       name: "ArborClient",
       dependencies: [
+        "ArborLocking",
         "ArborJSON",
         "ArborRPC",
-        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
       ]
@@ -130,9 +137,9 @@ let package = Package(
     .target(
       name: "ArborStore",
       dependencies: [
+        "ArborLocking",
         "Arbor", "ArborJSON",
         .product(name: "GRDB", package: "GRDB.swift"),
-        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
       ]
     ),
     .executableTarget(
@@ -207,6 +214,7 @@ let package = Package(
         "ArborJSON",
         "ArborRPC",
         "ArborTesting",
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Subprocess", package: "swift-subprocess"),

@@ -1,8 +1,8 @@
+import ArborLocking
 import ArborJSON
 import ArborRPC
 import NIOCore
 import NIOPosix
-import NIOConcurrencyHelpers
 
 /// One connection to an Arbor daemon's socket: calls with replies matched by id, and the
 /// notifications of its watches as an `AsyncSequence`.
@@ -36,7 +36,7 @@ public final class ArborConnection: Sendable {
     case waiting(CheckedContinuation<Reply, any Error>)
   }
 
-  private let state = NIOLockedValueBox(State())
+  private let state = LockedState(State())
   private let notificationContinuation: AsyncStream<RPCRequest>.Continuation
   private let otherContinuation: AsyncStream<JSONValue>.Continuation
   /// The notifications the daemon sends (`state.changed`, `events.emitted`, `watch.closed`).
@@ -74,7 +74,7 @@ public final class ArborConnection: Sendable {
       Task {
         do {
           try await channel.executeThenClose { inbound, outbound in
-            connection.state.withLockedValue {
+            connection.state.withLock {
               $0.writer = outbound
               $0.channel = channel.channel
             }
@@ -146,7 +146,7 @@ public final class ArborConnection: Sendable {
 
   /// Takes `count` consecutive request ids and returns the first.
   private func nextIDs(_ count: Int64) -> Int64 {
-    state.withLockedValue { state in
+    state.withLock { state in
       defer { state.nextID += count }
       return state.nextID
     }
@@ -154,7 +154,7 @@ public final class ArborConnection: Sendable {
 
   /// Writes one line and waits for the reply filed under `id`.
   private func send(_ line: [UInt8], awaiting id: RPCID) async throws(ArborClientError) -> Reply {
-    let writer: NIOAsyncChannelOutboundWriter<ByteBuffer>? = state.withLockedValue { state in
+    let writer: NIOAsyncChannelOutboundWriter<ByteBuffer>? = state.withLock { state in
       guard !state.closed, let writer = state.writer else { return nil }
       state.pending[id] = .expected
       return writer
@@ -163,12 +163,12 @@ public final class ArborConnection: Sendable {
     do {
       try await writer.write(ByteBuffer(bytes: line))
     } catch {
-      _ = state.withLockedValue { $0.pending.removeValue(forKey: id) }
+      _ = state.withLock { $0.pending.removeValue(forKey: id) }
       throw .connectionClosed
     }
     do {
       return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Reply, any Error>) in
-        let outcome: Result<Reply, ArborClientError>? = state.withLockedValue { state in
+        let outcome: Result<Reply, ArborClientError>? = state.withLock { state in
           switch state.pending[id] {
           case .arrived(let reply)?:
             state.pending[id] = nil
@@ -196,7 +196,7 @@ public final class ArborConnection: Sendable {
   /// Sends bytes as they are (tests of malformed input use it); replies arrive in
   /// ``otherMessages`` or as replies to the ids the bytes carry.
   public func sendRaw(_ bytes: [UInt8]) async throws(ArborClientError) {
-    guard let writer = state.withLockedValue({ $0.closed ? nil : $0.writer }) else { throw .connectionClosed }
+    guard let writer = state.withLock({ $0.closed ? nil : $0.writer }) else { throw .connectionClosed }
     do {
       try await writer.write(ByteBuffer(bytes: bytes))
     } catch {
@@ -206,7 +206,7 @@ public final class ArborConnection: Sendable {
 
   /// Closes the connection; calls still waiting fail with ``ArborClientError/connectionClosed``.
   public func close() {
-    let channel = state.withLockedValue { state -> (any Channel)? in
+    let channel = state.withLock { state -> (any Channel)? in
       defer {
         state.writer = nil
         state.channel = nil
@@ -248,7 +248,7 @@ public final class ArborConnection: Sendable {
   /// Hands a reply to the call waiting for it; false when no call of this connection has
   /// that id.
   private func deliver(_ reply: Reply, to id: RPCID) -> Bool {
-    let waiting: CheckedContinuation<Reply, any Error>?? = state.withLockedValue { state in
+    let waiting: CheckedContinuation<Reply, any Error>?? = state.withLock { state in
       switch state.pending[id] {
       case .expected?:
         state.pending[id] = .arrived(reply)
@@ -266,7 +266,7 @@ public final class ArborConnection: Sendable {
   }
 
   private func closedByPeer() {
-    let waiting = state.withLockedValue { state -> [CheckedContinuation<Reply, any Error>] in
+    let waiting = state.withLock { state -> [CheckedContinuation<Reply, any Error>] in
       state.closed = true
       state.writer = nil
       state.channel = nil
@@ -281,10 +281,10 @@ public final class ArborConnection: Sendable {
 
 /// Resumes a continuation the first time only.
 private final class ResumeOnce: Sendable {
-  private let continuation: NIOLockedValueBox<CheckedContinuation<Void, Never>?>
-  init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = NIOLockedValueBox(continuation) }
+  private let continuation: LockedState<CheckedContinuation<Void, Never>?>
+  init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = LockedState(continuation) }
   func resume() {
-    let taken = continuation.withLockedValue { value -> CheckedContinuation<Void, Never>? in
+    let taken = continuation.withLock { value -> CheckedContinuation<Void, Never>? in
       defer { value = nil }
       return value
     }

@@ -1,3 +1,4 @@
+import ArborLocking
 import Arbor
 import ArborRPC
 import ArborClient
@@ -59,13 +60,13 @@ public final class DaemonTester<Root: Model>: Sendable {
   /// A client of the daemon.
   public let client: ArborClient
   private let anchor: ModelAnchor<Root>
-  private let state: PthreadLocked<State>
+  private let state: LockedState<State>
 
   private init(socket: String, anchor: ModelAnchor<Root>, exhaustivity: Exhaustivity) {
     self.socket = socket
     self.client = ArborClient(socketPath: socket, reconnect: .never)
     self.anchor = anchor
-    self.state = PthreadLocked(State(exhaustivity: exhaustivity))
+    self.state = LockedState(State(exhaustivity: exhaustivity))
   }
 
   /// What must be asserted by the end of the test; settable at any time.

@@ -1,6 +1,6 @@
+import ArborLocking
 import Dispatch
 import Foundation
-import NIOConcurrencyHelpers
 import Synchronization
 
 
@@ -43,9 +43,9 @@ public final class JournalWriter: Sendable {
     var failure: StoreError?
   }
 
-  private let state = NIOLockedValueBox(State())
+  private let state = LockedState(State())
   /// Told the newest written revision after each write that advanced it.
-  private let writtenObserver = NIOLockedValueBox<(@Sendable (UInt64) -> Void)?>(nil)
+  private let writtenObserver = LockedState<(@Sendable (UInt64) -> Void)?>(nil)
   /// Whether `failure` is set, readable without the lock (checked before every intent).
   private let failed = Atomic<Bool>(false)
   /// Wakes the writer's thread: signalled once each time `writing` turns true.
@@ -56,7 +56,7 @@ public final class JournalWriter: Sendable {
   public init(store: Store, after start: UInt64 = 0, window: Duration = .milliseconds(100)) {
     self.store = store
     self.window = window
-    state.withLockedValue {
+    state.withLock {
       $0.submitted = start
       $0.written = start
     }
@@ -65,16 +65,16 @@ public final class JournalWriter: Sendable {
 
   /// Transactions written so far, and the newest revision written.
   public var progress: (transactions: Int, revision: UInt64) {
-    state.withLockedValue { ($0.transactions, $0.written) }
+    state.withLock { ($0.transactions, $0.written) }
   }
 
   /// How many submitted revisions are not written yet: the persistence lag.
-  public var lag: UInt64 { state.withLockedValue { $0.submitted - $0.written } }
+  public var lag: UInt64 { state.withLock { $0.submitted - $0.written } }
 
   /// Queues a committed revision for the journal. Call in revision order; never waits.
   public func submit(_ entry: JournalEntry) {
     enum Next { case nothing, start, schedule }
-    let next: Next = state.withLockedValue { state in
+    let next: Next = state.withLock { state in
       state.queue.append(entry)
       state.submitted = max(state.submitted, entry.revision)
       // After a failure the queue is held for ``retry()``.
@@ -116,7 +116,7 @@ public final class JournalWriter: Sendable {
   /// ```
   public func whenDurable(through revision: UInt64, _ done: @escaping @Sendable (StoreError?) -> Void) {
     enum Next { case failed(StoreError), done, wait, start }
-    let next: Next = state.withLockedValue { state in
+    let next: Next = state.withLock { state in
       if state.written >= revision { return .done }
       if let failure = state.failure { return .failed(failure) }
       state.waiters.append(Waiter(revision: revision, done: done))
@@ -143,17 +143,17 @@ public final class JournalWriter: Sendable {
   /// writer.observeWritten { revision in hub.release(through: revision) }
   /// ```
   public func observeWritten(_ body: @escaping @Sendable (UInt64) -> Void) {
-    writtenObserver.withLockedValue { $0 = body }
+    writtenObserver.withLock { $0 = body }
   }
 
   private func tellWritten(_ revision: UInt64) {
-    if let observer = writtenObserver.withLockedValue({ $0 }) { observer(revision) }
+    if let observer = writtenObserver.withLock({ $0 }) { observer(revision) }
   }
 
   /// Counts every revision up to `revision` as written: a snapshot of that revision was
   /// saved, so the revisions before it need no journal entry. Waiters up to it are released.
   public func advance(to revision: UInt64) {
-    let (ready, written) = state.withLockedValue { state -> ([Waiter], UInt64) in
+    let (ready, written) = state.withLock { state -> ([Waiter], UInt64) in
       state.submitted = max(state.submitted, revision)
       state.written = max(state.written, revision)
       return (Self.takeReady(&state), state.written)
@@ -172,7 +172,7 @@ public final class JournalWriter: Sendable {
 
   /// The error that stopped the writer, if one did: nothing is written after it until
   /// ``retry()`` succeeds. The revisions submitted meanwhile are held, in order.
-  public var failure: StoreError? { state.withLockedValue { $0.failure } }
+  public var failure: StoreError? { state.withLock { $0.failure } }
 
   /// Whether writing failed and has not been retried with success: cheap, no lock.
   public var hasFailed: Bool { failed.load(ordering: .acquiring) }
@@ -187,7 +187,7 @@ public final class JournalWriter: Sendable {
   /// ```
   @discardableResult
   public func retry() -> StoreError? {
-    let batch: [JournalEntry]? = state.withLockedValue { state in
+    let batch: [JournalEntry]? = state.withLock { state in
       guard state.failure != nil, !state.writing else { return nil }
       state.writing = true
       return state.queue
@@ -200,13 +200,13 @@ public final class JournalWriter: Sendable {
         try store.appendNow(batch)
       }
     } catch {
-      state.withLockedValue { state in
+      state.withLock { state in
         state.failure = error
         state.writing = false
       }
       return error
     }
-    let (ready, more, written) = state.withLockedValue { state -> ([Waiter], Bool, UInt64) in
+    let (ready, more, written) = state.withLock { state -> ([Waiter], Bool, UInt64) in
       state.queue.removeFirst(batch.count)
       if !batch.isEmpty { state.transactions += 1 }
       state.written = max(state.written, batch.last?.revision ?? state.written)
@@ -230,12 +230,12 @@ public final class JournalWriter: Sendable {
 
   /// Returns once everything submitted so far is written.
   public func flush() async throws(StoreError) {
-    try await durable(through: state.withLockedValue { $0.submitted })
+    try await durable(through: state.withLock { $0.submitted })
   }
 
   /// Starts writing what is queued, unless a write is under way (it takes it next).
   private func kick() {
-    let start = state.withLockedValue { state -> Bool in
+    let start = state.withLock { state -> Bool in
       state.scheduled = false
       guard !state.writing, state.failure == nil, !state.queue.isEmpty else { return false }
       state.writing = true
@@ -267,7 +267,7 @@ public final class JournalWriter: Sendable {
   /// writer's thread only.
   private func drain() {
     while true {
-      let batch = state.withLockedValue { state -> [JournalEntry] in
+      let batch = state.withLock { state -> [JournalEntry] in
         defer { state.queue = [] }
         if state.queue.isEmpty { state.writing = false }
         return state.queue
@@ -276,7 +276,7 @@ public final class JournalWriter: Sendable {
       do {
         try store.appendNow(batch)
         if let revision = CrashPoint.afterCommit, let last = batch.last?.revision, last >= revision { CrashPoint.crash() }
-        let (ready, written) = state.withLockedValue { state -> ([Waiter], UInt64) in
+        let (ready, written) = state.withLock { state -> ([Waiter], UInt64) in
           state.transactions += 1
           state.written = max(state.written, batch.last?.revision ?? state.written)
           return (Self.takeReady(&state), state.written)
@@ -286,7 +286,7 @@ public final class JournalWriter: Sendable {
       } catch {
         // Held, not dropped: the batch goes back in front of what came meanwhile, for
         // `retry()`. Whoever waits is told now.
-        let waiters = state.withLockedValue { state -> [Waiter] in
+        let waiters = state.withLock { state -> [Waiter] in
           state.failure = error
           failed.store(true, ordering: .releasing)
           state.queue = batch + state.queue

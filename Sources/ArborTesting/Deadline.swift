@@ -1,3 +1,4 @@
+import ArborLocking
 import Dispatch
 import IssueReporting
 
@@ -131,7 +132,7 @@ final class DeadlineRace<T: Sendable>: Sendable {
     var waiter: CheckedContinuation<Outcome, Never>?
   }
 
-  private let state = PthreadLocked(State())
+  private let state = LockedState(State())
 
   /// Settles the race with `outcome` unless it is settled already.
   func settle(_ outcome: Outcome) {

@@ -1,3 +1,4 @@
+import ArborLocking
 import IssueReporting
 
 /// An asynchronous iterator whose every `next` has a deadline and names what it waits for.
@@ -17,7 +18,7 @@ import IssueReporting
 /// After a wait timed out, the iterator stays with the task that still waits for it, and
 /// later calls throw at once.
 public final class DeadlineIterator<Element: Sendable, Failure: Error>: @unchecked Sendable {
-  // @unchecked: `state` is a PthreadLocked, and the iterator is taken out of it for the
+  // @unchecked: `state` is a LockedState, and the iterator is taken out of it for the
   // length of one `next()`, so no two tasks ever hold it at once.
   private struct State {
     var iterator: (any AsyncIteratorProtocol<Element, Failure>)?
@@ -27,11 +28,11 @@ public final class DeadlineIterator<Element: Sendable, Failure: Error>: @uncheck
     var abandonedFor: String?
   }
 
-  private let state: PthreadLocked<State>
+  private let state: LockedState<State>
 
   /// Owns `iterator`.
   public init<Base: AsyncIteratorProtocol>(_ iterator: sending Base) where Base.Element == Element, Base.Failure == Failure {
-    state = PthreadLocked(State(iterator: iterator))
+    state = LockedState(State(iterator: iterator))
   }
 
   /// Owns a new iterator of `sequence`.

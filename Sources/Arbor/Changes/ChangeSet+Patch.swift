@@ -1,3 +1,4 @@
+import ArborLocking
 import ArborJSON
 
 extension ChangeSet {

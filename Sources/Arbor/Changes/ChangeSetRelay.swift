@@ -1,3 +1,4 @@
+import ArborLocking
 import Synchronization
 
 /// What a change set listener is called with (see ``ModelAnchor/listen(limit:_:)``).

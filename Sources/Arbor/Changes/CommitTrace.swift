@@ -1,4 +1,4 @@
-import Synchronization
+import ArborLocking
 
 /// The revisions one call committed: the tree notes each transaction that changed state
 /// and carries a ``ChangeCause`` with a trace. An ``IntentDispatcher`` call reports them,
@@ -16,7 +16,7 @@ final class CommitTrace: Sendable {
     var open = true
   }
 
-  private let state = Mutex(State())
+  private let state = LockedState(State())
 
   /// Notes a committed revision; `discarded` when the tree was retired and nobody will see
   /// it. Called by the tree with its lock held.

@@ -1,3 +1,4 @@
+import ArborLocking
 /// The models decoded so far in one decoding pass, by id: a model that appears more than
 /// once in a snapshot (a shared model) is decoded once and shared again.
 ///

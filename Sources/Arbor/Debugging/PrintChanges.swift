@@ -1,3 +1,4 @@
+import ArborLocking
 import CustomDump
 import ArborJSON
 

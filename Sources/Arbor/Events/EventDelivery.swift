@@ -1,7 +1,11 @@
-/// One sent event as a listener receives it: the event and the model that sent it.
+/// One sent event as a listener receives it: the event and the model that sent it, and
+/// what the sender was doing: the trace of its intent call (so that a handler's commits
+/// count as the call's), and a hold on its work when the call waits until settled.
 struct EventDelivery: Sendable {
   let event: any Sendable
   let source: any Model
+  var senderTrace: CommitTrace? = nil
+  var hold: IntentWorkHold? = nil
 }
 
 /// A listener registered on a model: it receives the events sent to that model.
@@ -52,8 +56,20 @@ extension AnyModelContext {
       }
       return (listeners, emitted)
     }
-    let delivery = EventDelivery(event: event, source: source)
-    for listener in listeners { listener.subscription.yield(delivery) }
+    if !listeners.isEmpty {
+      // Sent inside an intent call (only then is there a trace or a settled call's work,
+      // and the tree counts the calls under way): its receivers' handling belongs to it.
+      var work: IntentWork?
+      var trace: CommitTrace?
+      if let tree = self.tree, tree.tracingCalls.load(ordering: .relaxed) > 0 {
+        work = IntentWork.current
+        trace = ChangeCause.current?.trace
+      }
+      for listener in listeners {
+        let delivery = EventDelivery(event: event, source: source, senderTrace: trace, hold: work.map(IntentWorkHold.init))
+        if !listener.subscription.yield(delivery) { delivery.hold?.release() }
+      }
+    }
     if let (tree, event) = emitted { tree.publish(event) }
   }
 }

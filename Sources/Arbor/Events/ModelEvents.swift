@@ -9,20 +9,51 @@ import IssueReporting
 public struct ModelEvents<Element: Sendable>: AsyncSequence, Sendable {
   let handle: SubscriptionHandle<EventDelivery>
   let transform: @Sendable (EventDelivery) -> Element?
+  /// Where a `forEach` over these events takes each element's handling (see
+  /// ``EventHandling``); nil for a loop of the user's own.
+  var handlingSlot: EventHandlingSlot? = nil
 
   public func makeAsyncIterator() -> Iterator {
-    Iterator(base: SubscriptionIterator(handle: handle), transform: transform)
+    Iterator(base: SubscriptionIterator(handle: handle), transform: transform, handlingSlot: handlingSlot)
+  }
+
+  /// These events, each element's handling put into `slot` as it is returned.
+  func handing(into slot: EventHandlingSlot) -> ModelEvents {
+    var copy = self
+    copy.handlingSlot = slot
+    return copy
   }
 
   /// Iterates the matching events in the order they were sent.
   public struct Iterator: AsyncIteratorProtocol {
     var base: SubscriptionIterator<EventDelivery>
     let transform: @Sendable (EventDelivery) -> Element?
+    let handlingSlot: EventHandlingSlot?
+    /// The sender's work held for the element returned last, in a loop of the user's own:
+    /// its handling is over when the loop asks for the next one.
+    var inHand: IntentWorkHold?
+
+    init(base: SubscriptionIterator<EventDelivery>, transform: @escaping @Sendable (EventDelivery) -> Element?, handlingSlot: EventHandlingSlot?) {
+      self.base = base
+      self.transform = transform
+      self.handlingSlot = handlingSlot
+    }
 
     public mutating func next() async -> Element? {
+      inHand?.release()
+      inHand = nil
       do {
         while let delivery = try await base.next() {
-          if let element = transform(delivery) { return element }
+          guard let element = transform(delivery) else {
+            delivery.hold?.release()
+            continue
+          }
+          if let handlingSlot {
+            handlingSlot.put(EventHandling(delivery))
+          } else {
+            inHand = delivery.hold
+          }
+          return element
         }
       } catch {
         reportIssue("Events of \(Element.self): \(error)")

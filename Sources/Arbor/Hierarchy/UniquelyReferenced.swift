@@ -1,3 +1,4 @@
+import ArborLocking
 /// The stream of ``ModelNode/uniquelyReferenced()``.
 public struct UniquelyReferenced: AsyncSequence, Sendable {
   public typealias Element = Bool

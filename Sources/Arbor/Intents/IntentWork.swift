@@ -1,4 +1,4 @@
-import Synchronization
+import ArborLocking
 
 /// The tasks one intent call started, directly or through tasks of its own: counted so that
 /// a caller can wait until all have ended (``IntentWait/settled``).
@@ -14,7 +14,7 @@ final class IntentWork: Sendable {
     var waiters: [CheckedContinuation<Void, Never>] = []
   }
 
-  private let state = Mutex(State())
+  private let state = LockedState(State())
 
   func started() { state.withLock { $0.running += 1 } }
 

@@ -1,3 +1,4 @@
+import ArborLocking
 /// One memoized value of a model: the cached result, whether a dependency changed since it
 /// was computed, and the observer that tracks those dependencies.
 ///

@@ -95,16 +95,39 @@ extension ModelNode {
     perform operation: @escaping @Sendable (S.Element) async throws -> Void,
     catch handleError: (@Sendable (any Error) -> Void)? = nil
   ) -> Cancellable where S.Element: Sendable {
-    let context = self.context
     // A stream of modifications ignores the writes its handler makes (see
     // `ModelModifications`): the handler runs as its observer.
     let operation = Self.asObserver(of: sequence, operation)
+    // Events are handled as caused by their sender (see `EventHandling`).
+    if let events = sequence as? ModelEvents<S.Element> {
+      let slot = EventHandlingSlot()
+      return forEachElement(
+        of: events.handing(into: slot), handling: slot, cancelPrevious: cancelPrevious, abortIfOperationThrows: abortIfOperationThrows,
+        priority: priority, operation, handleError)
+    }
+    return forEachElement(
+      of: sequence, handling: nil, cancelPrevious: cancelPrevious, abortIfOperationThrows: abortIfOperationThrows, priority: priority,
+      operation, handleError)
+  }
+
+  /// The loop of ``forEach(_:cancelPrevious:abortIfOperationThrows:priority:perform:catch:)``;
+  /// `handling` holds each element's event handling when the sequence is one of events.
+  private func forEachElement<S: AsyncSequence & Sendable>(
+    of sequence: S,
+    handling: EventHandlingSlot?,
+    cancelPrevious: Bool,
+    abortIfOperationThrows: Bool,
+    priority: TaskPriority?,
+    _ operation: @escaping @Sendable (S.Element) async throws -> Void,
+    _ handleError: (@Sendable (any Error) -> Void)?
+  ) -> Cancellable where S.Element: Sendable {
+    let context = self.context
     guard cancelPrevious else {
       return task(priority: priority) {
         for try await element in sequence {
           guard !Task.isCancelled else { return }
           do {
-            try await operation(element)
+            try await EventHandling.around(handling?.take()) { try await operation(element) }
           } catch {
             if abortIfOperationThrows || Task.isCancelled { throw error }
             handleError?(error)
@@ -122,17 +145,20 @@ extension ModelNode {
         do {
           for try await element in sequence {
             guard !Task.isCancelled else { break }
-            node.task(priority: priority) {
-              do {
-                try await operation(element)
-              } catch {
-                if abortIfOperationThrows, !(error is CancellationError) {
-                  node.cancelAll(for: previous)
+            // The element's task inherits its handling (cause and the sender's work).
+            _ = EventHandling.around(handling?.take()) {
+              node.task(priority: priority) {
+                do {
+                  try await operation(element)
+                } catch {
+                  if abortIfOperationThrows, !(error is CancellationError) {
+                    node.cancelAll(for: previous)
+                  }
+                  handleError?(error)
                 }
-                handleError?(error)
               }
+              .cancel(for: previous, cancelInFlight: true)
             }
-            .cancel(for: previous, cancelInFlight: true)
           }
         } catch {
           handleError?(error)

@@ -1,3 +1,4 @@
+import ArborLocking
 
 /// The dependencies of one observation and the wake-up signal shared with its consumer.
 ///

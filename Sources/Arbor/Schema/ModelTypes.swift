@@ -1,5 +1,5 @@
+import ArborLocking
 import ArborJSON
-import Synchronization
 
 extension Model {
   /// Every model type a tree rooted at this type can hold, the root first: the types its
@@ -22,7 +22,7 @@ extension Model {
 final class ModelTypeCollector: Sendable {
   @TaskLocal static var current: ModelTypeCollector?
 
-  private let seen = Mutex<[(ObjectIdentifier, any Model.Type)]>([])
+  private let seen = LockedState<[(ObjectIdentifier, any Model.Type)]>([])
 
   func add<M: Model>(_ type: M.Type) {
     seen.withLock { list in

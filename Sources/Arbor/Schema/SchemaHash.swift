@@ -1,3 +1,4 @@
+import ArborLocking
 import ArborJSON
 import Crypto
 import Foundation

@@ -1,3 +1,4 @@
+import ArborLocking
 /// A property that keeps a tree in process: it is not state, so a snapshot leaves it out,
 /// and it has no value a restore could give it. That is a `let` holding a closure, or a
 /// `@ModelIgnored let`, which the model's initializer sets and which is not optional.

@@ -1,3 +1,4 @@
+import ArborLocking
 /// The bounded buffer between a producer (commits, event sends) and one consumer.
 ///
 /// The producer appends, possibly under the tree lock: appending never runs consumer code.

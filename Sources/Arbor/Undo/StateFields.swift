@@ -1,3 +1,4 @@
+import ArborLocking
 @_spi(Reflection) import Swift
 /// The key paths of the fields of a model's generated `_$State`, by property index: undo
 /// restores one property of a saved state without generated code of its own.

@@ -1,3 +1,4 @@
+import ArborLocking
 /// One undoable step: restoring the tracked properties a transaction changed to the values
 /// they had before it.
 ///

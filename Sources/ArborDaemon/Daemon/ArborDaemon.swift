@@ -76,7 +76,7 @@ public struct ArborDaemon<Root: Model>: Sendable {
     let identifier = name
     let level = SharedLogLevel(.info)
     var logger = Logger(label: name) { label -> any LogHandler in
-      var inner = JournalLogHandler.forStandardError(label: label, identifier: identifier)
+      var inner = JournaldLogHandler.forStandardError(label: label, identifier: identifier)
       inner.logLevel = .trace
       return SharedLevelLogHandler(inner: inner, shared: level)
     }
@@ -160,16 +160,22 @@ public struct ArborDaemon<Root: Model>: Sendable {
       }
     }
     let host = ModelHost(anchor: anchor, dependencies: dependencies)
-    let service = DaemonService(
+    let parts = DaemonParts(
       name: name, host: host, options: options, commandLine: self.options, logLevel: level, paths: paths, adopted: adopted, store: store,
       journalledThrough: max(base ?? 0, (try? store.journalRange()?.upperBound) ?? 0), base: base,
-      restoredState: base != nil && base == recovery.record?.revision ? recovery.record?.state : nil, logger: logger,
-      listening: { started(anchor) })
+      restoredState: base != nil && base == recovery.record?.revision ? recovery.record?.state : nil, logger: logger)
     let group = ServiceGroup(
       configuration: ServiceGroupConfiguration(
-        services: [.init(service: service)], gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [], logger: logger))
+        services: parts.services(listening: { started(anchor) }), gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [],
+        logger: logger))
     await stop?.attach(group)
-    try await group.run()
+    do {
+      try await group.run()
+    } catch {
+      await parts.shutdown()
+      throw error
+    }
+    await parts.shutdown()
   }
 }
 

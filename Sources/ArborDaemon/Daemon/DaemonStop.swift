@@ -1,5 +1,5 @@
+import ArborLocking
 import ServiceLifecycle
-import NIOConcurrencyHelpers
 
 /// Stops a daemon started with ``ArborDaemon/run(until:handlingSignals:started:)`` the way
 /// SIGTERM does: no new clients, running intents finish, a final snapshot is saved.
@@ -16,12 +16,12 @@ public final class DaemonStop: Sendable {
     var triggered = false
   }
 
-  private let state = NIOLockedValueBox(State())
+  private let state = LockedState(State())
 
   public init() {}
 
   func attach(_ group: ServiceGroup) async {
-    let stopNow = state.withLockedValue { state -> Bool in
+    let stopNow = state.withLock { state -> Bool in
       state.group = group
       return state.triggered
     }
@@ -30,7 +30,7 @@ public final class DaemonStop: Sendable {
 
   /// Begins the stop; the daemon's `run` returns once it is done.
   public func trigger() async {
-    let group = state.withLockedValue { state -> ServiceGroup? in
+    let group = state.withLock { state -> ServiceGroup? in
       state.triggered = true
       return state.group
     }

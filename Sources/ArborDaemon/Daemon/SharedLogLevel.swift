@@ -1,16 +1,16 @@
+import ArborLocking
 import Logging
-import NIOConcurrencyHelpers
 
 /// A log level that every copy of the daemon's logger follows, so that a reload
 /// (SIGHUP with `log-level` in the settings file) changes it everywhere at once.
 final class SharedLogLevel: Sendable {
-  private let level: NIOLockedValueBox<Logger.Level>
+  private let level: LockedState<Logger.Level>
 
-  init(_ level: Logger.Level) { self.level = NIOLockedValueBox(level) }
+  init(_ level: Logger.Level) { self.level = LockedState(level) }
 
   var value: Logger.Level {
-    get { level.withLockedValue { $0 } }
-    set { level.withLockedValue { $0 = newValue } }
+    get { level.withLock { $0 } }
+    set { level.withLock { $0 = newValue } }
   }
 }
 

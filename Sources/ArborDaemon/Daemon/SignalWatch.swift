@@ -1,5 +1,5 @@
+import ArborLocking
 import Dispatch
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -9,14 +9,14 @@ import Synchronization
 /// which for SIGHUP is to end the process), on a dispatch queue of its own.
 final class SignalWatch: Sendable {
   /// The dispatch source, behind a lock: dispatch sources are not marked `Sendable`.
-  private let source: Mutex<(any DispatchSourceSignal)?>
+  private let source: LockedState<(any DispatchSourceSignal)?>
 
   init(_ signal: Int32, handler: @escaping @Sendable () -> Void) {
     Glibc.signal(signal, SIG_IGN)
     let source = DispatchSource.makeSignalSource(signal: signal, queue: DispatchQueue(label: "arbor.signal.\(signal)"))
     source.setEventHandler(handler: handler)
     source.resume()
-    self.source = Mutex(source)
+    self.source = LockedState(source)
   }
 
   func cancel() {

@@ -1,4 +1,4 @@
-import NIOConcurrencyHelpers
+import ArborLocking
 import Arbor
 import ArborJSON
 import Dependencies
@@ -13,21 +13,21 @@ final class ModelHost<Root: Model>: TreeHost {
     var generation: UInt64
   }
 
-  private let current: NIOLockedValueBox<Current>
+  private let current: LockedState<Current>
   private let dependencies: @Sendable (inout DependencyValues) -> Void
 
   /// Anchors `root` (fresh or restored) with the user's dependency overrides.
   init(anchor: ModelAnchor<Root>, dependencies: @escaping @Sendable (inout DependencyValues) -> Void) {
-    self.current = NIOLockedValueBox(Current(anchor: anchor, generation: 0))
+    self.current = LockedState(Current(anchor: anchor, generation: 0))
     self.dependencies = dependencies
   }
 
-  var anchor: ModelAnchor<Root> { current.withLockedValue { $0.anchor } }
+  var anchor: ModelAnchor<Root> { current.withLock { $0.anchor } }
 
   var rootType: String { Root._$typeName }
   var schemaHash: String { Root.schemaHash }
   var revision: UInt64 { anchor.revision }
-  var generation: UInt64 { current.withLockedValue { $0.generation } }
+  var generation: UInt64 { current.withLock { $0.generation } }
   var undoSystem: ModelUndoSystem { anchor.model.node.undoSystem }
 
   func state() throws -> (revision: UInt64, value: JSONValue) { try anchor.state() }
@@ -47,7 +47,7 @@ final class ModelHost<Root: Model>: TreeHost {
     let revision = max(last, record.revision) + 1
     // The restore itself is that revision: the state the new tree holds now.
     restored.startRevisions(after: revision)
-    current.withLockedValue { current in
+    current.withLock { current in
       current.anchor = restored
       current.generation += 1
     }
@@ -74,7 +74,7 @@ final class ModelHost<Root: Model>: TreeHost {
   }
 
   func events(limit: Int) -> (generation: UInt64, events: EmittedEvents) {
-    current.withLockedValue { ($0.generation, $0.anchor.events(limit: limit)) }
+    current.withLock { ($0.generation, $0.anchor.events(limit: limit)) }
   }
 
   var modelTypes: [any Model.Type] { Root.modelTypesInTree }

@@ -6,13 +6,6 @@ import Foundation
 import Logging
 import Synchronization
 
-/// What a request knows about the connection it came on.
-struct ConnectionContext: Sendable {
-  let id: Int
-  let role: Role?
-  let outbox: Outbox
-}
-
 /// Runs one request: checks the role, reads the parameters, and calls into the tree or the
 /// watch hub. Returns the result or error to reply with, or nil when the reply was already
 /// queued (watches queue their own, ahead of their notifications).

@@ -1,9 +1,9 @@
+import ArborLocking
 import Arbor
 import ArborJSON
 import ArborStore
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import NIOPosix
 import Synchronization
 
@@ -50,12 +50,12 @@ final class DaemonJournal: Sendable {
     var lastError: String?
   }
 
-  private let state = NIOLockedValueBox(State())
+  private let state = LockedState(State())
   private let gate = SnapshotGate()
   /// The journal cannot follow the tree because the snapshot it must rebase on cannot be
   /// saved: writes are refused until it can (the reason is in `rebaseError`).
   private let rebaseFailing = Atomic<Bool>(false)
-  private let rebaseError = NIOLockedValueBox<String?>(nil)
+  private let rebaseError = LockedState<String?>(nil)
 
   init(
     store: Store, host: any TreeHost, hub: WatchHub, options: DaemonOptions, journalledThrough: UInt64, logger: Logger
@@ -68,7 +68,7 @@ final class DaemonJournal: Sendable {
     self.history = max(0, options.history)
     self.snapshotEvery = max(1, options.snapshotEvery)
     self.snapshotInterval = .seconds(max(1, options.snapshotInterval))
-    state.withLockedValue {
+    state.withLock {
       // The newest snapshot the store holds: compaction counts from it, never from the
       // revision the tree was restored at (which may be far ahead of it).
       let snapshots = (try? store.snapshotRevisions()) ?? []
@@ -82,7 +82,7 @@ final class DaemonJournal: Sendable {
   /// Follows the (current) tree from now on. `base` is the revision whose state the store
   /// holds already; when the tree is there, nothing is saved, else the journal rebases.
   func follow(holding base: UInt64?) {
-    let generation = state.withLockedValue { state -> Int in
+    let generation = state.withLock { state -> Int in
       state.generation += 1
       state.listener?.cancel()
       state.listener = nil
@@ -92,7 +92,7 @@ final class DaemonJournal: Sendable {
     let before = host.revision
     let listener = host.listen(limit: .max) { [weak self] delivery in self?.deliver(delivery, generation: generation) }
     let after = host.revision
-    let rebase = state.withLockedValue { state -> Bool in
+    let rebase = state.withLock { state -> Bool in
       guard state.generation == generation else { return false }
       state.listener = listener
       guard let base, before == base, after == base, case .rebasing(let pending) = state.mode else { return true }
@@ -103,7 +103,7 @@ final class DaemonJournal: Sendable {
 
   /// Stops journalling (at shutdown, before the final snapshot).
   func stop() {
-    state.withLockedValue { state in
+    state.withLock { state in
       state.generation += 1
       state.listener?.cancel()
       state.listener = nil
@@ -126,7 +126,7 @@ final class DaemonJournal: Sendable {
           revision: changeSet.revision, time: Date(), intent: changeSet.cause?.intent, target: changeSet.cause?.target,
           patch: changeSet.patch)
         : nil
-      rebase = state.withLockedValue { state -> Bool in
+      rebase = state.withLock { state -> Bool in
         guard state.generation == generation else { return false }
         switch state.mode {
         case .stopped:
@@ -175,7 +175,7 @@ final class DaemonJournal: Sendable {
   /// Saves a snapshot of the tree, then follows from its revision.
   private func rebase(_ generation: Int) async {
     var delay = Duration.milliseconds(100)
-    while state.withLockedValue({ $0.generation == generation }) {
+    while state.withLock({ $0.generation == generation }) {
       do {
         let host = self.host
         let record = try await NIOThreadPool.singleton.runIfActive { try host.snapshotRecord() }
@@ -183,7 +183,7 @@ final class DaemonJournal: Sendable {
         try await writer.flush()
         try await save(record)
         writer.advance(to: record.revision)
-        let again = state.withLockedValue { state -> Bool in
+        let again = state.withLock { state -> Bool in
           guard state.generation == generation, case .rebasing(let pending) = state.mode else { return false }
           return !resume(from: record.revision, pending: pending, in: &state)
         }
@@ -194,8 +194,8 @@ final class DaemonJournal: Sendable {
         if !again { return }
       } catch {
         logger.error("the journal cannot save a snapshot to rebase on (\(error)); writes are refused until it can; it tries again")
-        state.withLockedValue { $0.lastError = "\(error)" }
-        rebaseError.withLockedValue { $0 = "\(error)" }
+        state.withLock { $0.lastError = "\(error)" }
+        rebaseError.withLock { $0 = "\(error)" }
         rebaseFailing.store(true, ordering: .releasing)
         try? await Task.sleep(for: delay)
         delay = min(delay * 2, .seconds(5))
@@ -215,7 +215,7 @@ final class DaemonJournal: Sendable {
     if writerFailed, let failure = writer.failure {
       return WriteRefusal(failure, writtenRevision: written, held: held)
     }
-    let reason = rebaseError.withLockedValue { $0 } ?? "the journal cannot save a snapshot"
+    let reason = rebaseError.withLock { $0 } ?? "the journal cannot save a snapshot"
     return WriteRefusal(cause: "snapshot", reason: reason, writtenRevision: written, held: max(held, host.revision - written))
   }
 
@@ -262,7 +262,7 @@ final class DaemonJournal: Sendable {
     while !Task.isCancelled {
       try? await Task.sleep(for: .milliseconds(250))
       let written = writer.progress.revision
-      let due = state.withLockedValue { state -> Bool in
+      let due = state.withLock { state -> Bool in
         guard written > state.snapshotRevision else { return false }
         return written - state.snapshotRevision >= UInt64(snapshotEvery) || ContinuousClock.now - state.snapshotTime >= snapshotInterval
       }
@@ -275,7 +275,7 @@ final class DaemonJournal: Sendable {
     // While the journal cannot write, a snapshot could not be either.
     guard refusal == nil else { return }
     let (revision, document) = hub.current
-    let skip = state.withLockedValue { state -> Bool in
+    let skip = state.withLock { state -> Bool in
       if case .stopped = state.mode { return true }
       return revision <= state.snapshotRevision
     }
@@ -290,7 +290,7 @@ final class DaemonJournal: Sendable {
     } catch let error as StoreError where error.kind == .cancelled {
     } catch {
       logger.error("a snapshot could not be saved: \(error)")
-      state.withLockedValue { $0.lastError = "\(error)" }
+      state.withLock { $0.lastError = "\(error)" }
     }
   }
 
@@ -319,7 +319,7 @@ final class DaemonJournal: Sendable {
   }
 
   private func write(_ record: SnapshotRecord) async throws {
-    guard record.revision != state.withLockedValue({ $0.snapshotRevision }) || state.withLockedValue({ $0.snapshots }) == 0 else {
+    guard record.revision != state.withLock({ $0.snapshotRevision }) || state.withLock({ $0.snapshots }) == 0 else {
       // Saved already (a compaction got there first).
       return
     }
@@ -327,7 +327,7 @@ final class DaemonJournal: Sendable {
     let windowStart = record.revision > UInt64(history) ? record.revision - UInt64(history) : 0
     try await store.saveSnapshot(encoded: bytes, revision: record.revision, createdAt: record.createdAt, keepingFrom: windowStart)
     let oldest = try? await NIOThreadPool.singleton.runIfActive { [store] in try store.snapshotRevisions().first }
-    state.withLockedValue { state in
+    state.withLock { state in
       state.snapshotRevision = record.revision
       state.snapshotTime = .now
       state.snapshots += 1
@@ -341,7 +341,7 @@ final class DaemonJournal: Sendable {
 
   /// The figures `daemon.status` reports under `journal`.
   var status: JSONValue {
-    let (snapshotRevision, oldest, snapshots, lastError) = state.withLockedValue {
+    let (snapshotRevision, oldest, snapshots, lastError) = state.withLock {
       ($0.snapshotRevision, $0.oldestKept, $0.snapshots, $0.lastError)
     }
     let sizes = store.fileSizes

@@ -1,4 +1,4 @@
-import NIOConcurrencyHelpers
+import ArborLocking
 
 /// Lets one snapshot be saved at a time: a compaction, a rebase and the final snapshot
 /// each write a record in several transactions, and two of the same revision at once
@@ -9,12 +9,12 @@ final class SnapshotGate: Sendable {
     var waiting: [CheckedContinuation<Void, Never>] = []
   }
 
-  private let state = NIOLockedValueBox(State())
+  private let state = LockedState(State())
 
   /// Runs `body` once no other body of this gate runs.
   func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let now = state.withLockedValue { state -> Bool in
+      let now = state.withLock { state -> Bool in
         guard state.busy else {
           state.busy = true
           return true
@@ -25,7 +25,7 @@ final class SnapshotGate: Sendable {
       if now { continuation.resume() }
     }
     defer {
-      let next = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+      let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
         guard !state.waiting.isEmpty else {
           state.busy = false
           return nil

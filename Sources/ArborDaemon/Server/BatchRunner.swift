@@ -4,7 +4,7 @@ import NIOCore
 /// One batch being handled on its connection's event loop, a slice at a time.
 ///
 /// A batch may hold 100,000 requests. Handled in one go, it would hold the event loop (and
-/// every other connection on it) for seconds; so ``ConnectionHandler`` handles its
+/// every other connection on it) for seconds; so ``RequestStage`` handles its
 /// requests, in order, for at most ``sliceBudget`` at a time, and schedules the rest
 /// ``sliceGap`` later, which lets the loop read and write its other channels in between.
 /// The replies are collected here and sent as one array line once the last request is

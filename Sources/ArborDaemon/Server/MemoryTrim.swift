@@ -1,3 +1,4 @@
+import ArborLocking
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
@@ -131,11 +132,11 @@ private final class Trimmer: Sendable {
   private let pending = ConditionLock<Int>(value: 0)
   private let started = Atomic<Bool>(false)
   /// The marks waiting for the next trim, at most one per thread.
-  private let marks = NIOLockedValueBox<[UInt: ArenaMark]>([:])
-  private let logger = NIOLockedValueBox<Logger?>(nil)
+  private let marks = LockedState<[UInt: ArenaMark]>([:])
+  private let logger = LockedState<Logger?>(nil)
 
   func configure(logger: Logger) {
-    guard self.logger.withLockedValue({ current in
+    guard self.logger.withLock({ current in
       defer { if current == nil { current = logger } }
       return current == nil
     })
@@ -147,7 +148,7 @@ private final class Trimmer: Sendable {
 
   func request(_ newMarks: [ArenaMark]) {
     guard Malloc.trim != nil else { return }
-    let extra = marks.withLockedValue { marks in
+    let extra = marks.withLock { marks in
       newMarks.filter { mark in
         guard marks[mark.thread] == nil else { return true }
         marks[mark.thread] = mark
@@ -177,7 +178,7 @@ private final class Trimmer: Sendable {
       pending.unlock(withValue: 0)
       let before = Malloc.residentBytes()
       let start = ContinuousClock.now
-      for mark in marks.withLockedValue({ marks in
+      for mark in marks.withLock({ marks in
         defer { marks = [:] }
         return marks.values
       }) {
@@ -185,7 +186,7 @@ private final class Trimmer: Sendable {
       }
       _ = trim(0)
       let took = ContinuousClock.now - start
-      if let logger = logger.withLockedValue({ $0 }), let before, let after = Malloc.residentBytes() {
+      if let logger = logger.withLock({ $0 }), let before, let after = Malloc.residentBytes() {
         logger.debug("malloc_trim took \(took): resident memory \(before >> 20) MB → \(after >> 20) MB")
       }
       Thread.sleep(forTimeInterval: Self.seconds(MemoryTrim.interval))

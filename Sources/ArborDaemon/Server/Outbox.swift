@@ -1,4 +1,4 @@
-import NIOConcurrencyHelpers
+import ArborLocking
 import NIOCore
 import Synchronization
 
@@ -58,14 +58,14 @@ final class Outbox: Sendable {
 
   let watchLimit: Int
   let byteLimit: Int
-  private let state: NIOLockedValueBox<State>
+  private let state: LockedState<State>
 
   /// `wake` is called, outside the outbox's lock, when there is something for a writer
   /// that is not already on its way.
   init(watchLimit: Int, byteLimit: Int, wake: @escaping @Sendable () -> Void) {
     self.watchLimit = watchLimit
     self.byteLimit = byteLimit
-    self.state = NIOLockedValueBox(State(wake: wake))
+    self.state = LockedState(State(wake: wake))
   }
 
   /// Queues a reply (never refused while open).
@@ -87,7 +87,7 @@ final class Outbox: Sendable {
 
   /// Drops what a watch has waiting and queues its resync in its place.
   func replaceWithResync(subscription: Int) {
-    let wake: (@Sendable () -> Void)? = state.withLockedValue { state in
+    let wake: (@Sendable () -> Void)? = state.withLock { state in
       guard !state.closed else { return nil }
       state.items.removeAll { item in
         guard case .bytes(let bytes, subscription?) = item, subscription == subscription else { return false }
@@ -102,7 +102,7 @@ final class Outbox: Sendable {
   }
 
   private func enqueue(_ item: Item, bounded: Bool) throws(Refusal) {
-    let result: Result<(@Sendable () -> Void)?, Refusal> = state.withLockedValue { state in
+    let result: Result<(@Sendable () -> Void)?, Refusal> = state.withLock { state in
       guard !state.closed else { return .failure(.closed) }
       let count: Int
       switch item {
@@ -143,7 +143,7 @@ final class Outbox: Sendable {
   /// Everything waiting. One writer only; after `.nothing` it is woken when something
   /// comes, after `.finished` or `.closed` never again.
   func take() -> Taken {
-    state.withLockedValue { state in
+    state.withLock { state in
       state.wakePending = false
       if state.closed {
         state.wake = nil
@@ -166,7 +166,7 @@ final class Outbox: Sendable {
 
   /// Lets the writer send what is waiting, then end.
   func finish() {
-    let wake = state.withLockedValue { state -> (@Sendable () -> Void)? in
+    let wake = state.withLock { state -> (@Sendable () -> Void)? in
       guard !state.finishing else { return nil }
       state.finishing = true
       return Self.takeWake(&state)
@@ -177,7 +177,7 @@ final class Outbox: Sendable {
   /// Closes the outbox: queued items are dropped, nothing more is taken, and the writer is
   /// let go of (the connection is gone).
   func close() {
-    state.withLockedValue { state in
+    state.withLock { state in
       state.closed = true
       state.items = []
       state.wake = nil

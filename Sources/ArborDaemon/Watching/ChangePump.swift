@@ -1,4 +1,4 @@
-import NIOConcurrencyHelpers
+import ArborLocking
 import Arbor
 import ArborJSON
 import ArborStore
@@ -32,11 +32,11 @@ final class ChangePump: Sendable {
   /// Under `--fsync always`, the journal's writer: a revision reaches the watchers only
   /// once it is on disk, so that no watcher sees a revision that was not kept.
   let durability: JournalWriter?
-  private let state = NIOLockedValueBox(State())
-  private let eventTasks = NIOLockedValueBox<[Task<Void, Never>]>([])
+  private let state = LockedState(State())
+  private let eventTasks = LockedState<[Task<Void, Never>]>([])
   /// The state the tree was restored from, as JSON, for the first start: encoding a large
   /// tree again would only give it back.
-  private let initial: NIOLockedValueBox<(revision: UInt64, value: JSONValue)?>
+  private let initial: LockedState<(revision: UInt64, value: JSONValue)?>
 
   init(
     host: any TreeHost, hub: WatchHub, initial: (revision: UInt64, value: JSONValue)? = nil, durability: JournalWriter? = nil, logger: Logger
@@ -45,7 +45,7 @@ final class ChangePump: Sendable {
     self.hub = hub
     self.logger = logger
     self.durability = durability
-    self.initial = NIOLockedValueBox(initial)
+    self.initial = LockedState(initial)
     durability?.observeWritten { [weak self] revision in self?.written(through: revision) }
   }
 
@@ -63,7 +63,7 @@ final class ChangePump: Sendable {
   /// Listens to the (current) tree and resets the hub from its state: at start, after a
   /// restore, when the hub fell behind. Every state watch gets a resync.
   func restart() {
-    let generation = state.withLockedValue { state -> Int in
+    let generation = state.withLock { state -> Int in
       state.generation += 1
       state.ready = false
       state.pending = []
@@ -72,12 +72,12 @@ final class ChangePump: Sendable {
       state.listener = nil
       return state.generation
     }
-    for task in eventTasks.withLockedValue({ $0 }) { task.cancel() }
+    for task in eventTasks.withLock({ $0 }) { task.cancel() }
     // Listened to first, read second: every revision after the state read arrives.
     let listener = host.listen(limit: 100_000) { [weak self] delivery in self?.deliver(delivery, generation: generation) }
     let snapshot: (revision: UInt64, value: JSONValue)
     do {
-      let restored = initial.withLockedValue { initial in
+      let restored = initial.withLock { initial in
         defer { initial = nil }
         return initial
       }
@@ -97,7 +97,7 @@ final class ChangePump: Sendable {
       }
       return
     }
-    let caughtUp = state.withLockedValue { state -> Bool in
+    let caughtUp = state.withLock { state -> Bool in
       guard state.generation == generation else { return true }
       state.listener = listener
       hub.reset(document: snapshot.value, revision: snapshot.revision)
@@ -112,7 +112,7 @@ final class ChangePump: Sendable {
   }
 
   private func stop() {
-    state.withLockedValue { state in
+    state.withLock { state in
       state.generation += 1
       state.listener?.cancel()
       state.listener = nil
@@ -126,7 +126,7 @@ final class ChangePump: Sendable {
       logger.warning("the watch hub fell behind the tree; watchers get a resync")
       restartSoon()
     case .committed(let changeSet):
-      let applied = state.withLockedValue { state -> Bool in
+      let applied = state.withLock { state -> Bool in
         guard state.generation == generation else { return true }
         guard state.ready else {
           state.pending.append(changeSet)
@@ -161,7 +161,7 @@ final class ChangePump: Sendable {
 
   /// The journal wrote through `revision`: what waited for it reaches the watchers.
   private func written(through revision: UInt64) {
-    let released = state.withLockedValue { state -> Bool in
+    let released = state.withLock { state -> Bool in
       guard state.ready, !state.held.isEmpty else { return true }
       return release(through: revision, in: &state)
     }
@@ -185,13 +185,13 @@ final class ChangePump: Sendable {
   private func loop(_ makeRound: @escaping @Sendable () -> Task<Void, Never>) async {
     while !Task.isCancelled {
       let round = makeRound()
-      eventTasks.withLockedValue { $0.append(round) }
+      eventTasks.withLock { $0.append(round) }
       await withTaskCancellationHandler {
         await round.value
       } onCancel: {
         round.cancel()
       }
-      eventTasks.withLockedValue { $0.removeAll { $0 == round } }
+      eventTasks.withLock { $0.removeAll { $0 == round } }
     }
   }
 

@@ -1,16 +1,17 @@
-import NIOConcurrencyHelpers
+import ArborLocking
 import Arbor
 import ArborJSON
 import ArborRPC
 import Logging
+import NIOCore
 import Synchronization
 
 /// Fans the tree's revisions and events out to the watches of every connection.
 ///
 /// The hub keeps its own copy of the state as JSON, current by applying each revision's
-/// patch in place, and the patches of the last `historyLimit` revisions (no copy of the
-/// state per revision: a change to one member of a large array costs no copy of the
-/// array). A watch's first reply and every later
+/// patch in place, and the patches of the last `historyLimit` revisions in a ring buffer
+/// (NIO's `CircularBuffer`; no copy of the state per revision: a change to one member of a
+/// large array costs no copy of the array). A watch's first reply and every later
 /// notification are queued under the hub's lock, in revision order, so a watcher that
 /// applies the patches to the first value holds exactly the state of each revision.
 final class WatchHub: Sendable {
@@ -50,8 +51,7 @@ final class WatchHub: Sendable {
     var document: JSONValue = .null
     var revision: UInt64 = 0
     /// Oldest first; at most `historyLimit`.
-    var history: [Revision] = []
-    var historyStart = 0
+    var history = CircularBuffer<Revision>()
     var stateWatches: [Int: StateWatch] = [:]
     var eventWatches: [Int: EventWatch] = [:]
     var nextSubscription = 1
@@ -59,35 +59,34 @@ final class WatchHub: Sendable {
 
   let historyLimit: Int
   private let logger: Logger
-  private let state = NIOLockedValueBox(State())
+  private let state = LockedState(State())
 
   init(historyLimit: Int, logger: Logger) {
     self.historyLimit = max(0, historyLimit)
     self.logger = logger
   }
 
-  var revision: UInt64 { state.withLockedValue { $0.revision } }
+  var revision: UInt64 { state.withLock { $0.revision } }
   /// The hub's copy of the state and its revision (a copy-on-write value: taking it costs
   /// nothing, and the hub's next change copies only what it changes).
-  var current: (revision: UInt64, document: JSONValue) { state.withLockedValue { ($0.revision, $0.document) } }
+  var current: (revision: UInt64, document: JSONValue) { state.withLock { ($0.revision, $0.document) } }
   /// The oldest `since` a state watch can start from without the journal.
-  var oldestReplayable: UInt64 { state.withLockedValue { Self.oldestReplayable($0) } }
+  var oldestReplayable: UInt64 { state.withLock { Self.oldestReplayable($0) } }
 
   private static func oldestReplayable(_ state: State) -> UInt64 {
-    (ordered(state).first?.revision ?? state.revision + 1) - 1
+    (state.history.first?.revision ?? state.revision + 1) - 1
   }
-  var subscriptionCount: Int { state.withLockedValue { $0.stateWatches.count + $0.eventWatches.count } }
+  var subscriptionCount: Int { state.withLock { $0.stateWatches.count + $0.eventWatches.count } }
 
   // MARK: - Feeding the hub
 
   /// Starts over from `document` at `revision` (at start, after a restore, or when the hub
   /// fell behind the tree): the history is dropped and every state watch gets a resync.
   func reset(document: JSONValue, revision: UInt64) {
-    state.withLockedValue { state in
+    state.withLock { state in
       state.document = document
       state.revision = revision
-      state.history = []
-      state.historyStart = 0
+      state.history = CircularBuffer()
       for (subscription, watch) in state.stateWatches where !watch.awaitingResync {
         watch.outbox.replaceWithResync(subscription: subscription)
         state.stateWatches[subscription]?.awaitingResync = true
@@ -99,7 +98,7 @@ final class WatchHub: Sendable {
   /// patch does not apply to the hub's copy (the caller then resets the hub from the tree).
   @discardableResult
   func apply(revision: UInt64, operations: [JSONPatchOperation]) -> Bool {
-    state.withLockedValue { state in
+    state.withLock { state in
       guard revision > state.revision else { return true }
       // What the path watches need of the state before: read now, since the patch is
       // applied in place.
@@ -146,7 +145,7 @@ final class WatchHub: Sendable {
   func publish(_ event: EmittedEvent) {
     guard event.isExportable, let payload = Self.encode(event.event) else { return }
     let source = event.sourcePath.description
-    state.withLockedValue { state in
+    state.withLock { state in
       guard !state.eventWatches.isEmpty else { return }
       let params: JSONValue = [
         "revision": .int(Int64(event.revision)),
@@ -186,94 +185,166 @@ final class WatchHub: Sendable {
     outbox: Outbox, scope: JSONPointer, since: UInt64?, treeRevision: UInt64, backfill: Backfill? = nil,
     reply: ([String: JSONValue]) -> [UInt8]
   ) throws(RPCError) {
-    // NIO's lock takes no typed-throwing closure: the error comes out as a result.
-    let outcome: Result<Void, RPCError> = state.withLockedValue { state in
-      do throws(RPCError) {
-        let subscription = state.nextSubscription
+    let request = WatchRequest(outbox: outbox, scope: scope)
+    // `withLock` rethrows untyped errors: the typed error comes out as a result.
+    let outcome: Result<Void, RPCError> = state.withLock { state in
+      Result { () throws(RPCError) in
         if let since {
-          guard since <= treeRevision else {
-            throw RPCError.invalidParams(
-              "'since' is \(since) but the tree is at revision \(treeRevision)",
-              data: ["name": .string(ArborError.invalidParameter.name), "parameter": "since", "current": .int(Int64(treeRevision))])
-          }
-          var history = Self.ordered(state).filter { $0.revision > since }
-          let oldestReplayable = Self.oldestReplayable(state)
-          // A path watch replays from the state at `since`, read back from the journal.
-          var previous: JSONValue?
-          if let backfill, backfill.since == since, backfill.newest >= oldestReplayable || backfill.newest >= state.revision {
-            history = backfill.revisions + history.filter { $0.revision > backfill.newest }
-            previous = backfill.base
-          } else if since < oldestReplayable && since < state.revision {
-            throw RPCError(
-              code: ArborErrorCode.revisionCompacted, name: ArborError.revisionCompacted.name,
-              message: "revision \(since) is older than the history kept (from \(oldestReplayable)); read the state again with state.get or watch without 'since'",
-              details: ["since": .int(Int64(since)), "oldest": .int(Int64(oldestReplayable)), "current": .int(Int64(state.revision))])
-          }
-          if !scope.tokens.isEmpty, (try? scope.resolve(in: state.document)) == nil {
-            throw ArborErrors.pathNotFound(scope.description)
-          }
-          state.nextSubscription += 1
-          let watch = StateWatch(outbox: outbox, scope: scope, skipThrough: max(since, state.revision))
-          outbox.send(reply(["subscription": .int(Int64(subscription)), "revision": .int(Int64(since))]))
-          if !scope.tokens.isEmpty && previous == nil, !history.isEmpty {
-            // A path watch with no state at `since` (the tree moved on since the request
-            // was read): the value as it is now, at the current revision.
-            history = []
-            if let line = Self.line(for: .value(try? scope.resolve(in: state.document)), revision: state.revision, subscription: subscription) {
-              outbox.send(line)
-            }
-          }
-          for entry in history where entry.revision > since {
-            let view: ScopedPatch
-            if scope.tokens.isEmpty {
-              view = .operations(entry.operations)
-            } else if let before = previous {
-              // Revisions of the hub's own history carry no state: it follows from the
-              // state before and the patch.
-              let after: JSONValue
-              if let document = entry.document {
-                after = document
-              } else {
-                var next = before
-                guard (try? JSONPatch(entry.operations).apply(to: &next)) != nil else {
-                  throw RPCError.internalError("revision \(entry.revision) does not apply to the state read back; watch without 'since'")
-                }
-                after = next
-              }
-              view = ScopedPatch.scope(entry.operations, to: scope, before: before, after: after)
-              previous = after
-            } else {
-              view = .value(try? scope.resolve(in: state.document))
-            }
-            if let line = Self.line(for: view, revision: entry.revision, subscription: subscription) {
-              outbox.send(line)
-            }
-          }
-          state.stateWatches[subscription] = watch
+          try Self.startWatch(request, since: since, treeRevision: treeRevision, backfill: backfill, reply: reply, in: &state)
         } else {
-          let value: JSONValue
-          do {
-            value = try scope.resolve(in: state.document)
-          } catch {
-            throw ArborErrors.pathNotFound(scope.description)
-          }
-          state.nextSubscription += 1
-          state.stateWatches[subscription] = StateWatch(outbox: outbox, scope: scope, skipThrough: state.revision)
-          outbox.send(reply([
-            "subscription": .int(Int64(subscription)), "revision": .int(Int64(state.revision)), "value": value,
-          ]))
+          try Self.startWatch(request, reply: reply, in: &state)
         }
-          return .success(())
-      } catch {
-        return .failure(error)
       }
     }
     try outcome.get()
   }
 
+  /// Who asks for a state watch and what it watches, handed from step to step under the lock.
+  private struct WatchRequest {
+    let outbox: Outbox
+    let scope: JSONPointer
+
+    var isPath: Bool { !scope.tokens.isEmpty }
+  }
+
+  /// The revisions a watch from `since` is sent after its reply, and the state at `since`
+  /// when it is known (read back from the journal): what a path watch's patches start from.
+  private struct Replay {
+    var revisions: [Revision]
+    var base: JSONValue?
+  }
+
+  // MARK: - Starting a state watch (lock held)
+
+  /// A watch without `since`: its reply carries the value at the hub's revision.
+  private static func startWatch(
+    _ request: WatchRequest, reply: ([String: JSONValue]) -> [UInt8], in state: inout State
+  ) throws(RPCError) {
+    let value = try resolvedValue(of: request.scope, in: state)
+    let subscription = takeSubscription(&state)
+    state.stateWatches[subscription] = StateWatch(outbox: request.outbox, scope: request.scope, skipThrough: state.revision)
+    request.outbox.send(reply([
+      "subscription": .int(Int64(subscription)), "revision": .int(Int64(state.revision)), "value": value,
+    ]))
+  }
+
+  /// A watch from `since`: its reply names `since`, the revisions after it follow, then the
+  /// watch takes the live ones.
+  private static func startWatch(
+    _ request: WatchRequest, since: UInt64, treeRevision: UInt64, backfill: Backfill?,
+    reply: ([String: JSONValue]) -> [UInt8], in state: inout State
+  ) throws(RPCError) {
+    try checkSince(since, treeRevision: treeRevision)
+    var replay = try Self.revisions(after: since, backfill: backfill, in: state)
+    try checkPathExists(request.scope, in: state)
+    let subscription = takeSubscription(&state)
+    let watch = StateWatch(outbox: request.outbox, scope: request.scope, skipThrough: max(since, state.revision))
+    request.outbox.send(reply(["subscription": .int(Int64(subscription)), "revision": .int(Int64(since))]))
+    if request.isPath && replay.base == nil, !replay.revisions.isEmpty {
+      replay.revisions = []
+      sendCurrentValue(of: request, subscription: subscription, in: state)
+    }
+    try send(replay, after: since, to: request, subscription: subscription, in: state)
+    state.stateWatches[subscription] = watch
+  }
+
+  /// Refuses a `since` the tree has not reached.
+  private static func checkSince(_ since: UInt64, treeRevision: UInt64) throws(RPCError) {
+    guard since <= treeRevision else {
+      throw RPCError.invalidParams(
+        "'since' is \(since) but the tree is at revision \(treeRevision)",
+        data: ["name": .string(ArborError.invalidParameter.name), "parameter": "since", "current": .int(Int64(treeRevision))])
+    }
+  }
+
+  /// The revisions after `since`: the hub's history, after what `backfill` read back from
+  /// the journal when it starts at `since` and reaches the history (or the hub's revision).
+  /// Refuses a `since` older than both.
+  private static func revisions(after since: UInt64, backfill: Backfill?, in state: State) throws(RPCError) -> Replay {
+    let kept: [Revision] = state.history.filter { $0.revision > since }
+    let oldestReplayable = Self.oldestReplayable(state)
+    if let backfill, backfill.since == since, backfill.newest >= oldestReplayable || backfill.newest >= state.revision {
+      return Replay(revisions: backfill.revisions + kept.filter { $0.revision > backfill.newest }, base: backfill.base)
+    }
+    if since < oldestReplayable && since < state.revision {
+      throw RPCError(
+        code: ArborErrorCode.revisionCompacted, name: ArborError.revisionCompacted.name,
+        message: "revision \(since) is older than the history kept (from \(oldestReplayable)); read the state again with state.get or watch without 'since'",
+        details: ["since": .int(Int64(since)), "oldest": .int(Int64(oldestReplayable)), "current": .int(Int64(state.revision))])
+    }
+    return Replay(revisions: kept, base: nil)
+  }
+
+  /// Refuses a path watch whose path is not in the hub's copy.
+  private static func checkPathExists(_ scope: JSONPointer, in state: State) throws(RPCError) {
+    if !scope.tokens.isEmpty, (try? scope.resolve(in: state.document)) == nil {
+      throw ArborErrors.pathNotFound(scope.description)
+    }
+  }
+
+  /// The value at `scope` in the hub's copy; a missing path is refused.
+  private static func resolvedValue(of scope: JSONPointer, in state: State) throws(RPCError) -> JSONValue {
+    do {
+      return try scope.resolve(in: state.document)
+    } catch {
+      throw ArborErrors.pathNotFound(scope.description)
+    }
+  }
+
+  /// The next subscription number, taken.
+  private static func takeSubscription(_ state: inout State) -> Int {
+    defer { state.nextSubscription += 1 }
+    return state.nextSubscription
+  }
+
+  /// A path watch with no state at `since` (the tree moved on since the request was read)
+  /// is sent the value as it is now, at the hub's revision, instead of the revisions.
+  private static func sendCurrentValue(of request: WatchRequest, subscription: Int, in state: State) {
+    let value = try? request.scope.resolve(in: state.document)
+    if let line = Self.line(for: .value(value), revision: state.revision, subscription: subscription) {
+      request.outbox.send(line)
+    }
+  }
+
+  /// Queues the replayed revisions after `since`, each as the watch sees it.
+  private static func send(
+    _ replay: Replay, after since: UInt64, to request: WatchRequest, subscription: Int, in state: State
+  ) throws(RPCError) {
+    var previous = replay.base
+    for entry in replay.revisions where entry.revision > since {
+      let seen = try Self.view(of: entry, for: request.scope, previous: &previous, in: state)
+      if let line = Self.line(for: seen, revision: entry.revision, subscription: subscription) {
+        request.outbox.send(line)
+      }
+    }
+  }
+
+  /// One replayed revision as a watch of `scope` sees it. A path watch's patch is worked out
+  /// from the state before (`previous`, moved on to the state after) and the patch.
+  private static func view(
+    of entry: Revision, for scope: JSONPointer, previous: inout JSONValue?, in state: State
+  ) throws(RPCError) -> ScopedPatch {
+    if scope.tokens.isEmpty { return .operations(entry.operations) }
+    guard let before = previous else { return .value(try? scope.resolve(in: state.document)) }
+    let after = try document(after: entry, from: before)
+    previous = after
+    return ScopedPatch.scope(entry.operations, to: scope, before: before, after: after)
+  }
+
+  /// The state after `entry`: read back with it from the journal, or (revisions of the hub's
+  /// own history carry no state) the state before with its patch applied.
+  private static func document(after entry: Revision, from before: JSONValue) throws(RPCError) -> JSONValue {
+    if let document = entry.document { return document }
+    var next = before
+    guard (try? JSONPatch(entry.operations).apply(to: &next)) != nil else {
+      throw RPCError.internalError("revision \(entry.revision) does not apply to the state read back; watch without 'since'")
+    }
+    return next
+  }
+
   /// Registers an event watch and queues its reply.
   func watchEvents(outbox: Outbox, scope: JSONPointer, types: Set<String>?, reply: ([String: JSONValue]) -> [UInt8]) {
-    state.withLockedValue { state in
+    state.withLock { state in
       let subscription = state.nextSubscription
       state.nextSubscription += 1
       state.eventWatches[subscription] = EventWatch(outbox: outbox, scope: scope.description, types: types)
@@ -283,7 +354,7 @@ final class WatchHub: Sendable {
 
   /// Ends a watch of this connection; false when it has none with that number.
   func cancel(subscription: Int, of outbox: Outbox) -> Bool {
-    state.withLockedValue { state in
+    state.withLock { state in
       if let watch = state.stateWatches[subscription], watch.outbox === outbox {
         state.stateWatches[subscription] = nil
         return true
@@ -298,14 +369,14 @@ final class WatchHub: Sendable {
 
   /// Whether a connection has watches.
   func hasWatches(of outbox: Outbox) -> Bool {
-    state.withLockedValue { state in
+    state.withLock { state in
       state.stateWatches.values.contains { $0.outbox === outbox } || state.eventWatches.values.contains { $0.outbox === outbox }
     }
   }
 
   /// Ends every watch of a connection that went away.
   func removeAll(of outbox: Outbox) {
-    state.withLockedValue { state in
+    state.withLock { state in
       state.stateWatches = state.stateWatches.filter { $0.value.outbox !== outbox }
       state.eventWatches = state.eventWatches.filter { $0.value.outbox !== outbox }
     }
@@ -314,7 +385,7 @@ final class WatchHub: Sendable {
   /// The resync line of a coalesced state watch, built now: its value at the hub's
   /// revision. Later revisions follow it. Nil when the watch has ended.
   func resyncLine(subscription: Int) -> [UInt8]? {
-    state.withLockedValue { state in
+    state.withLock { state in
       guard var watch = state.stateWatches[subscription] else { return nil }
       watch.awaitingResync = false
       watch.skipThrough = state.revision
@@ -347,18 +418,12 @@ final class WatchHub: Sendable {
     return NotificationBytes.stateChanged(patchJSON: patch.json, revision: revision, subscription: subscription, extra: patch.extra)
   }
 
+  /// Keeps `entry` as the newest revision of the history, dropping the oldest once it holds
+  /// `limit`.
   private static func record(_ entry: Revision, in state: inout State, limit: Int) {
     guard limit > 0 else { return }
-    if state.history.count < limit {
-      state.history.append(entry)
-    } else {
-      state.history[state.historyStart] = entry
-      state.historyStart = (state.historyStart + 1) % limit
-    }
-  }
-
-  private static func ordered(_ state: State) -> [Revision] {
-    Array(state.history[state.historyStart...] + state.history[..<state.historyStart])
+    if state.history.count >= limit { state.history.removeFirst() }
+    state.history.append(entry)
   }
 
   private static func encode(_ event: any Sendable) -> JSONValue? {

@@ -61,6 +61,37 @@ import Testing
     }
   }
 
+  /// The hub keeps the last `--history` revisions in a ring buffer: once it has wrapped
+  /// around several times, a watch from any `since` it still holds gets exactly the
+  /// revisions after it, oldest first, then the live ones.
+  @Test func sinceReplaysInOrderOnceTheHistoryHasWrapped() async throws {
+    try await withDaemon(arguments: ["--history", "4"]) { daemon, _ in
+      let driver = try await daemon.connect()
+      try await driver.call("intent.call", ["intent": "addButtonTapped"])
+      // Revisions 2…11, each setting the count to its revision minus one; the hub keeps 8…11.
+      for _ in 2...11 { try await driver.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"]) }
+      var watchers: [(since: Int64, connection: ArborConnection, notifications: DeadlineIterator<RPCRequest, Never>)] = []
+      // 7 is the oldest `since` the hub serves from its own history; older ones go to the journal.
+      for since: Int64 in [7, 9, 11] {
+        let watcher = try await daemon.connect()
+        let notifications = DeadlineIterator(watcher.notifications.makeAsyncIterator())
+        let reply = try await watcher.call("state.watch", ["since": .int(since)])
+        #expect(reply["revision"] == .int(since))
+        for revision in Int64(since + 1)..<12 {
+          let replayed = try await notifications.next("the replay of revision \(revision) to the watch from \(since)")
+          #expect(replayed.params?["revision"] == .int(revision), "the watch from \(since)")
+          #expect(replayed.params?["patch"] == [["op": "replace", "path": "/counters/0/counter/count", "value": .int(revision - 1)]])
+        }
+        watchers.append((since, watcher, notifications))
+      }
+      try await driver.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
+      for watcher in watchers {
+        let live = try await watcher.notifications.next("revision 12, live, to the watch from \(watcher.since)")
+        #expect(live.params?["revision"] == 12, "the watch from \(watcher.since)")
+      }
+    }
+  }
+
   @Test func aPathWatchGetsRelativePatchesAndLearnsWhenItsPathGoes() async throws {
     try await withDaemon { daemon, _ in
       let driver = try await daemon.connect()

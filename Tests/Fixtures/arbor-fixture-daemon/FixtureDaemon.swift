@@ -17,6 +17,13 @@ import Logging
       usleep(UInt32(max(0, milliseconds)) * 1_000)
     }
   }
+
+  /// Waits `milliseconds` without holding anything, then adds 100: an `async` intent still
+  /// running when the daemon is asked to stop.
+  @Intent func finishLater(milliseconds: Int) async {
+    try? await Task.sleep(for: .milliseconds(max(0, milliseconds)))
+    value += 100
+  }
 }
 
 /// `arbor-fixture-daemon`: `FixtureModel` hosted by `ArborDaemon`, with the daemon's options.
@@ -31,7 +38,7 @@ struct FixtureDaemon: AsyncParsableCommand {
 
   func run() async throws {
     if let say {
-      let logger = Logger(label: "arbor-fixture") { JournalLogHandler.forStandardError(label: $0, identifier: "arbor-fixture") }
+      let logger = Logger(label: "arbor-fixture") { JournaldLogHandler.forStandardError(label: $0, identifier: "arbor-fixture") }
       logger.notice("\(say)", metadata: ["note": "\(say)"])
     }
     try await ArborDaemon(name: "arbor-fixture", options: options) { FixtureModel() }.run()

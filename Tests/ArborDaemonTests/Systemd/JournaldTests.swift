@@ -8,7 +8,7 @@ import Testing
 /// `/run/systemd/journal/socket` (journald's native socket) and reads what libsystemd
 /// sends. With `$JOURNAL_STREAM` naming the daemon's standard error, entries arrive
 /// there with their fields, and standard error stays empty.
-@Suite struct JournalTests {
+@Suite struct JournaldTests {
   static let script = #"""
     import json, os, signal, socket, struct, subprocess, sys, time
     binary, directory, extra = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -86,7 +86,7 @@ import Testing
     #expect(serving["PRIORITY"] == "6")
     #expect(serving["SYSLOG_IDENTIFIER"] == "counterfactd")
     #expect(serving["LOGGER"] == "counterfactd")
-    #expect(serving["CODE_FILE"]?.hasSuffix("DaemonService.swift") == true, "\(serving)")
+    #expect(serving["CODE_FILE"]?.hasSuffix("SocketServer.swift") == true, "\(serving)")
     #expect(Int(serving["CODE_LINE"] ?? "") ?? 0 > 0)
     #expect(serving["CODE_FUNC"]?.isEmpty == false)
     // swift-service-lifecycle logs with metadata: each key becomes an upper-case field.

@@ -1,3 +1,4 @@
+import ArborLocking
 import Arbor
 import ArborJSON
 
@@ -38,13 +39,13 @@ final class TreeFollower<Root: Model>: FollowedTree {
     let stateCapture: StateCapture?
   }
 
-  private let handles = PthreadLocked<Handles?>(nil)
+  private let handles = LockedState<Handles?>(nil)
   /// The states each transaction left its written models in (`.transitions` only).
-  private let captures = PthreadLocked<[(revision: UInt64, states: RecordedStates)]>([])
-  private let mirror = PthreadLocked(Mirror())
-  private let exempt = PthreadLocked<Set<Int>>([])
+  private let captures = LockedState<[(revision: UInt64, states: RecordedStates)]>([])
+  private let mirror = LockedState(Mirror())
+  private let exempt = LockedState<Set<Int>>([])
   /// The revision of the last change set recorded.
-  private let recorded = PthreadLocked<UInt64>(0)
+  private let recorded = LockedState<UInt64>(0)
   /// The revision when following began.
   private let startRevision: UInt64
 
@@ -92,7 +93,7 @@ final class TreeFollower<Root: Model>: FollowedTree {
   }
 
   /// The changes of `changeSet` as pending changes, each with the value it replaced.
-  private static func pendingChanges(_ changeSet: ChangeSet, tree: Int, mirror: PthreadLocked<Mirror>) -> [TesterLedger.PendingChange] {
+  private static func pendingChanges(_ changeSet: ChangeSet, tree: Int, mirror: LockedState<Mirror>) -> [TesterLedger.PendingChange] {
     let befores: [String?] = mirror.withLock { mirror in
       guard mirror.isReady else {
         mirror.queued.append(changeSet)

@@ -7,9 +7,9 @@ import Testing
 #endif
 
 /// The journal fields of a log entry: names, priorities, metadata as upper-case fields.
-@Suite struct JournalLogHandlerTests {
+@Suite struct JournaldLogHandlerTests {
   @Test func anEntryHasItsStandardFieldsThenItsMetadata() {
-    let fields = JournalLogHandler.fields(
+    let fields = JournaldLogHandler.fields(
       message: "restored AppModel\nat revision 4", level: .warning, identifier: "counterfactd", label: "counterfactd",
       metadata: ["request-id": "7", "revision": .stringConvertible(12), "MESSAGE": "shadow", "_private": "x"],
       file: "ArborDaemon/Daemon/ArborDaemon.swift", function: "run()", line: 42)
@@ -25,16 +25,16 @@ import Testing
     (Logger.Level.trace, 7), (.debug, 7), (.info, 6), (.notice, 5), (.warning, 4), (.error, 3), (.critical, 2),
   ])
   func levelsMapToSyslogPriorities(level: Logger.Level, priority: Int) {
-    #expect(JournalLogHandler.priority(level) == priority)
+    #expect(JournaldLogHandler.priority(level) == priority)
   }
 
   @Test func metadataKeysBecomeFieldNamesJournaldKeeps() {
-    #expect(JournalLogHandler.fieldName("request-id") == "REQUEST_ID")
-    #expect(JournalLogHandler.fieldName("peer.uid") == "PEER_UID")
-    #expect(JournalLogHandler.fieldName("_cursor") == "CURSOR", "a leading underscore is journald's own")
-    #expect(JournalLogHandler.fieldName("9lives") == "LIVES", "a field cannot start with a digit")
-    #expect(JournalLogHandler.fieldName("---") == nil)
-    #expect(JournalLogHandler.fieldName("é") == nil)
+    #expect(JournaldLogHandler.fieldName("request-id") == "REQUEST_ID")
+    #expect(JournaldLogHandler.fieldName("peer.uid") == "PEER_UID")
+    #expect(JournaldLogHandler.fieldName("_cursor") == "CURSOR", "a leading underscore is journald's own")
+    #expect(JournaldLogHandler.fieldName("9lives") == "LIVES", "a field cannot start with a digit")
+    #expect(JournaldLogHandler.fieldName("---") == nil)
+    #expect(JournaldLogHandler.fieldName("é") == nil)
   }
 
   @Test func withoutJournalStreamStandardErrorIsNotTheJournal() {

@@ -1,3 +1,4 @@
+import ArborLocking
 import Arbor
 import ArborJSON
 
@@ -18,7 +19,7 @@ final class AssertionScope: Sendable {
   }
 
   let tester: any EventLedger
-  private let state = PthreadLocked(State())
+  private let state = LockedState(State())
 
   init(tester: any EventLedger) { self.tester = tester }
 

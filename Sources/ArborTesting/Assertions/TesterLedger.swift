@@ -1,3 +1,4 @@
+import ArborLocking
 import Arbor
 import ArborJSON
 import CustomDump
@@ -52,11 +53,11 @@ package final class TesterLedger: Sendable {
     var cursor = -1
   }
 
-  private let state: PthreadLocked<State>
-  private let trees = PthreadLocked<[any FollowedTree]>([])
+  private let state: LockedState<State>
+  private let trees = LockedState<[any FollowedTree]>([])
 
   package init(exhaustivity: Exhaustivity) {
-    state = PthreadLocked(State(exhaustivity: exhaustivity))
+    state = LockedState(State(exhaustivity: exhaustivity))
   }
 
   func withLock<R>(_ body: (inout State) -> R) -> R { state.withLock { body(&$0) } }

@@ -16,11 +16,11 @@ import Logging
 /// ```swift
 /// LoggingSystem.bootstrap { label in
 ///   JournalStream.isStandardError
-///     ? JournalLogHandler(label: label, identifier: "counterfactd")
+///     ? JournaldLogHandler(label: label, identifier: "counterfactd")
 ///     : StreamLogHandler.standardError(label: label)
 /// }
 /// ```
-public struct JournalLogHandler: LogHandler {
+public struct JournaldLogHandler: LogHandler {
   public var logLevel: Logger.Level = .info
   public var metadata: Logger.Metadata = [:]
   public var metadataProvider: Logger.MetadataProvider?
@@ -111,15 +111,15 @@ public struct JournalLogHandler: LogHandler {
   }
 }
 
-extension JournalLogHandler {
+extension JournaldLogHandler {
   /// The handler a service should log with: journald's when standard error is the journal
   /// (``JournalStream/isStandardError``), plain lines on standard error otherwise.
   ///
   /// ```swift
-  /// let logger = Logger(label: "counterfactd") { JournalLogHandler.forStandardError(label: $0, identifier: "counterfactd") }
+  /// let logger = Logger(label: "counterfactd") { JournaldLogHandler.forStandardError(label: $0, identifier: "counterfactd") }
   /// ```
   public static func forStandardError(label: String, identifier: String) -> any LogHandler {
-    if JournalStream.isStandardError { return JournalLogHandler(label: label, identifier: identifier) }
+    if JournalStream.isStandardError { return JournaldLogHandler(label: label, identifier: identifier) }
     return StreamLogHandler.standardError(label: label)
   }
 }
@@ -136,3 +136,8 @@ public enum JournalStream {
     return UInt64(status.st_dev) == device && UInt64(status.st_ino) == inode
   }
 }
+
+/// The former name of ``JournaldLogHandler``: "journal" in Arbor is the SQLite journal of
+/// revisions; systemd's is journald.
+@available(*, deprecated, renamed: "JournaldLogHandler")
+public typealias JournalLogHandler = JournaldLogHandler

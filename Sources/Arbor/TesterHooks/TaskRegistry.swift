@@ -1,3 +1,4 @@
+import ArborLocking
 /// The tasks a tree's models started with `node.task` (and `node.forEach`) that are still
 /// running, each with a description, so that a tester can say which ones outlived a test.
 ///

@@ -1,3 +1,4 @@
+import ArborLocking
 import Arbor
 import ArborJSON
 import Dependencies
@@ -22,7 +23,7 @@ import IssueReporting
 public final class ModelTester<Root: Model>: Sendable {
   private let ledger: TesterLedger
   private let location: TesterLocation
-  private let showsSkipped = PthreadLocked(false)
+  private let showsSkipped = LockedState(false)
 
   init(anchor: ModelAnchor<Root>, exhaustivity: Exhaustivity, location: TesterLocation) {
     self.ledger = TesterLedger(exhaustivity: exhaustivity)

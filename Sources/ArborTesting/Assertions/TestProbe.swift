@@ -1,3 +1,4 @@
+import ArborLocking
 
 /// A stand-in for a callback: pass `probe.call` where a model takes a closure, then check
 /// its calls with `wasCalled(with:)` inside `tester.assert { … }`.
@@ -20,7 +21,7 @@ public final class TestProbe: Sendable {
 
   /// A name for messages, such as `onFact`.
   public let name: String
-  private let calls = PthreadLocked<[Call]>([])
+  private let calls = LockedState<[Call]>([])
 
   /// A probe; inside a `.modelTesting` test it joins the test's `.probes` check at once.
   public init(_ name: String = "probe") {

@@ -1,0 +1,6 @@
+import ArborRPC
+
+/// The version `daemon.status` reports.
+public enum ArborDaemonVersion {
+  public static let current = ArborProtocol.release
+}

@@ -1,0 +1,189 @@
+import ArborLocking
+import Arbor
+import ArborJSON
+import ArborRPC
+import ArborStore
+import ArborSystemd
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What a running daemon is made of, built once the tree is restored: the watch hub, the
+/// journal, the change pump, the request handler, the open connections and the settings
+/// in force. ``services`` composes them as services of a `ServiceGroup`, the way
+/// Hummingbird composes an application: the change pump, the journal's upkeep, the status
+/// ticker, then the socket server, which stops first on graceful shutdown.
+final class DaemonParts: Sendable {
+  let name: String
+  let host: any TreeHost
+  /// The command line's options alone: a reload applies the settings file over them.
+  let commandLine: DaemonOptions
+  let logLevel: SharedLogLevel
+  let paths: DaemonPaths
+  /// The socket systemd passed (socket activation); nil when the daemon binds its own,
+  /// whose path was checked before the store was opened.
+  let adopted: ListenSockets.Socket?
+  let store: Store
+  let logger: Logger
+
+  let stats = DaemonStats()
+  let hub: WatchHub
+  let journal: DaemonJournal
+  let pump: ChangePump
+  let handler: RequestHandler
+  let connections = ConnectionRegistry()
+  let batcher = LoopBatcher()
+  let notifier = SystemdNotifier()
+  /// Roles and limits as the settings are now: a reload changes them for the connections
+  /// that come after it.
+  let live: LockedState<DaemonOptions>
+  private let nextConnectionID = Atomic<Int>(1)
+  /// `--event-loops N`: a group of the daemon's own, shut down by ``shutdown()``.
+  private let ownEventLoops: MultiThreadedEventLoopGroup?
+
+  /// - Parameters:
+  ///   - options: the command line with the settings file applied.
+  ///   - journalledThrough: the newest revision the journal holds (or a snapshot stands for).
+  ///   - base: the revision whose state the store holds as the tree is now.
+  ///   - restoredState: the state the tree was restored from, when the store held it as it is.
+  init(
+    name: String, host: any TreeHost, options: DaemonOptions, commandLine: DaemonOptions, logLevel: SharedLogLevel, paths: DaemonPaths,
+    adopted: ListenSockets.Socket?, store: Store, journalledThrough: UInt64, base: UInt64?, restoredState: JSONValue?, logger: Logger
+  ) {
+    self.name = name
+    self.host = host
+    self.commandLine = commandLine
+    self.logLevel = logLevel
+    self.paths = paths
+    self.adopted = adopted
+    self.store = store
+    self.logger = logger
+    self.live = LockedState(options)
+    hub = WatchHub(historyLimit: options.history, logger: logger)
+    let journal = DaemonJournal(
+      store: store, host: host, hub: hub, options: options, journalledThrough: journalledThrough, logger: logger)
+    self.journal = journal
+    // Under --fsync always, watchers see a revision once it is on disk.
+    let initial = base.flatMap { base in restoredState.map { (revision: base, value: $0) } }
+    let pump = ChangePump(
+      host: host, hub: hub, initial: initial, durability: options.fsync == .always ? journal.writer : nil, logger: logger)
+    self.pump = pump
+    journal.follow(holding: base)
+    handler = RequestHandler(host: host, hub: hub, journal: journal, stats: stats, name: name, logger: logger) {
+      journal.follow(holding: nil)
+      pump.restart()
+    }
+    // One event loop per core unless `--event-loops` says otherwise.
+    ownEventLoops = options.eventLoops > 0 ? MultiThreadedEventLoopGroup(numberOfThreads: options.eventLoops) : nil
+    Self.raiseOpenFileLimit(logger: logger)
+  }
+
+  /// The event loops the connections run on.
+  var eventLoops: any EventLoopGroup { ownEventLoops ?? MultiThreadedEventLoopGroup.singleton }
+
+  /// The daemon's services in start order; graceful shutdown runs in reverse: the server
+  /// drains and saves first, then the ticker, the journal's upkeep and the pump stop.
+  func services(listening: @escaping @Sendable () -> Void) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+    var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+      .init(service: ChangePumpService(pump: pump)),
+      .init(service: JournalUpkeep(journal: journal)),
+    ]
+    if notifier.isListening {
+      let interval = Duration.milliseconds(Int64(max(0.05, live.withLock { $0.statusInterval }) * 1000))
+      services.append(.init(service: StatusTicker(notifier: notifier, interval: interval) { [self] in statusLine() }))
+    }
+    services.append(.init(service: SocketServer(parts: self, listening: listening), successTerminationBehavior: .gracefullyShutdownGroup))
+    return services
+  }
+
+  /// Lets go of what the services used: the daemon's own event loops.
+  func shutdown() async {
+    try? await ownEventLoops?.shutdownGracefully()
+  }
+
+  // MARK: Connections
+
+  /// Admits a new connection with the role its peer credentials give, or refuses it when
+  /// `--max-connections` are open. Runs on the connection's event loop.
+  func accept(_ channel: any Channel, credentials: PeerCredentials?) throws {
+    let options = live.withLock { $0 }
+    let maxConnections = options.maxConnections
+    if stats.clients >= maxConnections {
+      logger.warning("refused a connection (\(credentials?.description ?? "unknown peer")): \(maxConnections) are open")
+      Self.refuse(channel, limit: maxConnections)
+      return
+    }
+    let policy = AccessPolicy(
+      ownUID: getuid(), readers: options.readers.principals, operators: options.operators.principals, admins: options.admins.principals)
+    let id = nextConnectionID.wrappingAdd(1, ordering: .relaxed).oldValue
+    let role = credentials.flatMap { policy.role(uid: $0.uid, gid: $0.gid) }
+    stats.clientConnected()
+    channel.closeFuture.whenComplete { [stats] _ in stats.clientDisconnected() }
+    // Nearest the socket first: the writer of the connection's outbox, the line framing,
+    // the parsing, and the requests.
+    let writer = OutboxWriter(id: id, eventLoop: channel.eventLoop, options: options, hub: hub, registry: connections, logger: logger)
+    let connection = ConnectionContext(id: id, role: role, outbox: writer.outbox)
+    let pipeline = channel.pipeline.syncOperations
+    try pipeline.addHandler(writer)
+    try pipeline.addHandler(ByteToMessageHandler(LineDecoder(maxLineLength: max(1, options.maxLineBytes))))
+    try pipeline.addHandler(RPCLineCodec())
+    try pipeline.addHandler(RequestStage(connection: connection, handler: handler, hub: hub, options: options, logger: logger, batcher: batcher))
+  }
+
+  private static func refuse(_ channel: any Channel, limit: Int) {
+    let error = RPCError(
+      code: -32000, message: "too many connections: the daemon serves at most \(limit) at once; try again later")
+    let line = RPCResponse(id: .null, error: error).json.jsonLine
+    channel.writeAndFlush(ByteBuffer(bytes: line)).whenComplete { _ in channel.close(promise: nil) }
+  }
+
+  // MARK: Settings and status
+
+  /// SIGHUP: `RELOADING=1`, the settings file read again over the command line's options,
+  /// then `READY=1`. A file with a mistake is reported and the settings in force stay.
+  func reload() {
+    notifier.reloading()
+    defer { notifier.ready(status: statusLine()) }
+    guard let path = commandLine.config else {
+      logger.notice("SIGHUP: there is no --config file to read again; nothing changed")
+      return
+    }
+    do {
+      let next = try ConfigurationFile(path: path).apply(to: commandLine)
+      live.withLock { $0 = next }
+      logLevel.value = Logger.Level(rawValue: next.logLevel) ?? .info
+      logger.notice(
+        "reloaded \(path): readers \(next.readers), operators \(next.operators), admins \(next.admins), max-connections \(next.maxConnections), max-in-flight \(next.maxInFlight), log-level \(next.logLevel)"
+      )
+    } catch {
+      logger.error("the settings were not reloaded, the ones in force stay: \(error)")
+    }
+  }
+
+  /// The one line `systemctl status` shows.
+  func statusLine() -> String {
+    let snapshot = stats.snapshot()
+    let line = "revision \(host.revision), \(snapshot.clients) clients, \(String(format: "%.1f", snapshot.intentsPerSecond)) intents/s"
+    guard let refusal = journal.refusal else { return line }
+    return "WRITES REFUSED (\(refusal.cause)): \(refusal.reason); \(refusal.held) revisions held; " + line
+  }
+
+  /// Connections are file descriptors: lift the soft limit to the hard one, so that
+  /// `--max-connections` (not a default of 1,024 descriptors) is what bounds them.
+  private static func raiseOpenFileLimit(logger: Logger) {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+    let soft = limit.rlim_cur
+    limit.rlim_cur = limit.rlim_max
+    if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 {
+      logger.debug("open file limit raised from \(soft) to \(limit.rlim_max)")
+    }
+  }
+}

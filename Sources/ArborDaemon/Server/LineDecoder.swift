@@ -1,0 +1,56 @@
+import ArborRPC
+import NIOCore
+
+/// A line of the connection as ``LineDecoder`` frames it.
+enum FramedLine {
+  /// A request line, without its `\n` (or `\r\n`); never only blanks.
+  case line([UInt8])
+  /// A line passed `--max-line-bytes`: the client's input is ignored from here on.
+  case tooLong(LineFramer.LineTooLong)
+}
+
+/// Frames the bytes a client sends into request lines: the first stage of a connection's
+/// pipeline (see ``RequestStage``).
+///
+/// Each call takes every byte NIO has accumulated into a ``LineFramer``, which keeps the
+/// partial line and lets go of a large buffer once its line is out, so that a connection
+/// that sent one 16 MiB line does not keep 16 MiB for the rest of its life. A line over the
+/// limit ends the framing: it is reported once, and every later byte is dropped.
+struct LineDecoder: ByteToMessageDecoder {
+  typealias InboundOut = FramedLine
+
+  private enum State {
+    case framing(LineFramer)
+    /// A line was too long: nothing more is read.
+    case discarding
+  }
+
+  private var state: State
+
+  init(maxLineLength: Int) {
+    state = .framing(LineFramer(maxLineLength: maxLineLength))
+  }
+
+  mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+    defer { buffer.moveReaderIndex(to: buffer.writerIndex) }
+    guard case .framing(var framer) = state else { return .needMoreData }
+    // The framer is taken out of the state while it is changed, so that it is not copied.
+    state = .discarding
+    framer.append(buffer.readableBytesView)
+    do {
+      while let line = try framer.takeLine() {
+        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+        context.fireChannelRead(wrapInboundOut(.line(line)))
+      }
+      state = .framing(framer)
+    } catch {
+      context.fireChannelRead(wrapInboundOut(.tooLong(error)))
+    }
+    return .needMoreData
+  }
+
+  mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    _ = try decode(context: context, buffer: &buffer)
+    return .needMoreData
+  }
+}

@@ -1,0 +1,145 @@
+import Logging
+import NIOCore
+
+/// Writes what a connection's ``Outbox`` holds whenever the socket can take more: the
+/// pipeline's first handler, nearest the socket. Replies and notifications queued by
+/// anyone (the request stage, the watch hub, the journal's durability callbacks) are
+/// gathered into one write per wake-up; a client that leaves more than
+/// `--max-output-bytes` unread is closed.
+///
+/// It also ends the connection's place in the daemon when the channel goes: its outbox
+/// closes, its watches are removed from the hub, and the registry forgets it.
+final class OutboxWriter: ChannelDuplexHandler {
+  typealias InboundIn = ByteBuffer
+  typealias InboundOut = ByteBuffer
+  typealias OutboundIn = ByteBuffer
+  typealias OutboundOut = ByteBuffer
+
+  private enum State {
+    /// Serving; `lastWrite` is the newest write, after which a finished outbox closes.
+    case open(lastWrite: EventLoopFuture<Void>?)
+    case ended
+  }
+
+  let outbox: Outbox
+  private let id: Int
+  private let hub: WatchHub
+  private let registry: ConnectionRegistry
+  private let logger: Logger
+  private let maxOutputBytes: Int
+  /// The writer as the outbox's wake-ups reach it, on the connection's event loop.
+  private let wakeTarget: NIOLoopBoundBox<OutboxWriter?>
+  private var state = State.open(lastWrite: nil)
+  private var context: ChannelHandlerContext?
+
+  init(id: Int, eventLoop: any EventLoop, options: DaemonOptions, hub: WatchHub, registry: ConnectionRegistry, logger: Logger) {
+    self.id = id
+    self.hub = hub
+    self.registry = registry
+    self.logger = logger
+    self.maxOutputBytes = options.maxOutputBytes
+    let target = NIOLoopBoundBox<OutboxWriter?>.makeEmptyBox(valueType: OutboxWriter.self, eventLoop: eventLoop)
+    self.wakeTarget = target
+    self.outbox = Outbox(watchLimit: max(1, options.watchQueue), byteLimit: max(1, options.maxOutputBytes)) {
+      eventLoop.execute { target.value?.write() }
+    }
+  }
+
+  func handlerAdded(context: ChannelHandlerContext) {
+    self.context = context
+    wakeTarget.value = self
+    registry.add(id: id, outbox: outbox, channel: context.channel)
+  }
+
+  func handlerRemoved(context: ChannelHandlerContext) {
+    end()
+    wakeTarget.value = nil
+    self.context = nil
+  }
+
+  func channelInactive(context: ChannelHandlerContext) {
+    end()
+    context.fireChannelInactive()
+  }
+
+  func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    logger.debug("connection \(id) failed: \(error)")
+    context.close(promise: nil)
+  }
+
+  func channelWritabilityChanged(context: ChannelHandlerContext) {
+    if context.channel.isWritable { write() }
+    context.fireChannelWritabilityChanged()
+  }
+
+  private func end() {
+    guard case .open = state else { return }
+    state = .ended
+    outbox.close()
+    hub.removeAll(of: outbox)
+    registry.remove(id: id)
+  }
+
+  /// Writes everything the outbox holds, until it is empty (or finished, or closed), or the
+  /// socket is full: then the writability change comes back here and the outbox keeps the
+  /// rest (counted against its limit).
+  func write() {
+    while case .open(let lastWrite) = state, let context, context.channel.isWritable {
+      switch outbox.take() {
+      case .nothing:
+        return
+      case .closed:
+        // What it left unread was dropped: give it back.
+        MemoryTrim.request()
+        logger.notice("connection \(id) closed: it left more than \(maxOutputBytes) bytes of output unread")
+        context.close(promise: nil)
+        return
+      case .finished:
+        let channel = context.channel
+        if let lastWrite {
+          lastWrite.whenComplete { _ in channel.close(promise: nil) }
+        } else {
+          context.close(promise: nil)
+        }
+        return
+      case .items(let items):
+        if let write = write(items, context: context) { state = .open(lastWrite: write) }
+      }
+    }
+  }
+
+  /// Replies and notifications gathered into one buffer; a buffer item goes out as it is,
+  /// between them. Returns the last write, if any was made.
+  private func write(_ items: [Outbox.Item], context: ChannelHandlerContext) -> EventLoopFuture<Void>? {
+    var size = 0
+    for case .bytes(let bytes, _) in items { size += bytes.count }
+    var gathered = context.channel.allocator.buffer(capacity: max(256, size))
+    var written = 0
+    var write: EventLoopFuture<Void>?
+    for item in items {
+      switch item {
+      case .bytes(let bytes, _):
+        gathered.writeBytes(bytes)
+      case .resync(let subscription):
+        if let line = hub.resyncLine(subscription: subscription) { gathered.writeBytes(line) }
+      case .buffer(let buffer):
+        if gathered.readableBytes > 0 {
+          written += gathered.readableBytes
+          write = context.write(wrapOutboundOut(gathered))
+          gathered.clear()
+        }
+        written += buffer.readableBytes
+        write = context.write(wrapOutboundOut(buffer))
+      }
+    }
+    if gathered.readableBytes > 0 {
+      written += gathered.readableBytes
+      write = context.write(wrapOutboundOut(gathered))
+    }
+    guard let write else { return nil }
+    context.flush()
+    // Once a large write is out, its buffers are freed: give them back.
+    if written >= MemoryTrim.largeBytes { write.whenComplete { _ in MemoryTrim.request() } }
+    return write
+  }
+}

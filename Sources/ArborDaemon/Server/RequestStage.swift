@@ -1,0 +1,406 @@
+import ArborJSON
+import ArborLocking
+import ArborRPC
+import ArborStore
+import Logging
+import NIOCore
+import NIOPosix
+
+/// Handles a connection's requests in the order they came, on its event loop: the last
+/// stage of its pipeline (``OutboxWriter``, ``LineDecoder``, ``RPCLineCodec``, this).
+///
+/// A request is handled where it arrived; an `async` intent runs in a task of its own, at
+/// most `--max-in-flight` at once, and the lines after them wait here (reads are held
+/// meanwhile). A batch is handled in slices of at most 2 ms (``BatchRun``), and a batch of
+/// many replies is encoded on NIO's thread pool; the lines after it wait for it, so they
+/// are still answered after it. Under `--fsync always` a reply waits for the journal
+/// (``replyWhenDurable(_:durable:send:)``, the one durable-reply path). Once large work is
+/// done, the memory it needed is given back (``MemoryTrim``). Replies go to the
+/// connection's ``Outbox``; nothing here writes to the socket.
+final class RequestStage: ChannelDuplexHandler {
+  typealias InboundIn = InboundLine
+  typealias OutboundIn = ByteBuffer
+  typealias OutboundOut = ByteBuffer
+
+  /// Batches with at least this many replies are encoded off the event loop.
+  static let offLoopReplies = 256
+
+  private enum State {
+    /// Reading requests; `readHeld`: a read was asked for while lines waited, and is made
+    /// once they have started.
+    case serving(readHeld: Bool)
+    /// The client will send nothing more (it half-closed, or sent a line over the limit,
+    /// whose error reply `pendingError` is sent once the running requests end).
+    case inputClosed(pendingError: [UInt8]?)
+    /// The connection is gone; nothing more is done.
+    case ended
+  }
+
+  private let connection: ConnectionContext
+  private let handler: RequestHandler
+  private let hub: WatchHub
+  private let logger: Logger
+  private let batcher: LoopBatcher
+  private let limit: Int
+
+  private var state = State.serving(readHeld: false)
+  private var context: ChannelHandlerContext?
+  /// Lines read and not yet started, because `--max-in-flight` requests are running or a
+  /// place is held.
+  private var waiting = CircularBuffer<InboundLine>()
+  /// Requests running in tasks, waiting for the journal, or holding the connection's
+  /// place (``hold()``).
+  private var running = 0
+  /// Places held: while there are any, later lines wait.
+  private var holds = 0
+  /// The batch being handled in slices.
+  private var batch: BatchRun?
+  /// A line or a reply of at least ``MemoryTrim/largeBytes`` went through since the last
+  /// trim was asked for: ask again once the places are released, or the connection ends.
+  private var trimWhenDone = false
+  /// The arenas of the threads that did this connection's large work off the loop.
+  private var arenaMarks: [ArenaMark] = []
+
+  init(connection: ConnectionContext, handler: RequestHandler, hub: WatchHub, options: DaemonOptions, logger: Logger, batcher: LoopBatcher) {
+    self.connection = connection
+    self.handler = handler
+    self.hub = hub
+    self.logger = logger
+    self.batcher = batcher
+    self.limit = max(1, options.maxInFlight)
+    MemoryTrim.configure(logger: logger)
+  }
+
+  private var outbox: Outbox { connection.outbox }
+
+  private var isEnded: Bool {
+    if case .ended = state { return true }
+    return false
+  }
+
+  // MARK: - Lifetime
+
+  func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+  func handlerRemoved(context: ChannelHandlerContext) {
+    end()
+    self.context = nil
+  }
+
+  func channelInactive(context: ChannelHandlerContext) {
+    end()
+    context.fireChannelInactive()
+  }
+
+  private func end() {
+    guard !isEnded else { return }
+    state = .ended
+    waiting.removeAll()
+    batch = nil
+    if trimWhenDone {
+      trimWhenDone = false
+      MemoryTrim.request(releasing: arenaMarks)
+      arenaMarks = []
+    }
+  }
+
+  // MARK: - Reading
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    guard case .serving = state else { return }
+    let line = unwrapInboundIn(data)
+    if case .tooLong(let limit) = line {
+      logger.notice("connection \(connection.id): a line is longer than the limit of \(limit) bytes; closing it")
+      // What the framer held of the long line was let go of: give it back.
+      trimWhenDone = true
+      state = .inputClosed(pendingError: RPCResponse(id: .null, error: ArborErrors.lineTooLong(limit: limit)).jsonLine)
+    } else {
+      waiting.append(line)
+    }
+    startWaiting()
+  }
+
+  func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    if case ChannelEvent.inputClosed = event, case .serving = state {
+      state = .inputClosed(pendingError: nil)
+      startWaiting()
+    }
+    context.fireUserInboundEventTriggered(event)
+  }
+
+  /// Holds reads back while lines wait for a place among the running requests.
+  func read(context: ChannelHandlerContext) {
+    guard case .serving = state else { return }
+    if waiting.isEmpty {
+      context.read()
+    } else {
+      state = .serving(readHeld: true)
+    }
+  }
+
+  private func startWaiting() {
+    while !isEnded, holds == 0, running < limit, let line = waiting.popFirst() {
+      start(line)
+    }
+    if waiting.isEmpty, case .serving(readHeld: true) = state, let context {
+      state = .serving(readHeld: false)
+      context.read()
+    }
+    endIfDone()
+  }
+
+  /// When the client will send nothing more and every request has its reply: without
+  /// watches there is nothing more to send once the replies are out; with watches, they
+  /// are served until the client goes or the daemon stops.
+  private func endIfDone() {
+    guard case .inputClosed(let pendingError) = state, waiting.isEmpty, running == 0 else { return }
+    if let pendingError {
+      state = .inputClosed(pendingError: nil)
+      outbox.send(pendingError)
+      outbox.finish()
+    } else if !hub.hasWatches(of: outbox) {
+      outbox.finish()
+    }
+  }
+
+  // MARK: - Requests
+
+  private func start(_ line: InboundLine) {
+    guard case .parsed(let inbound, let large, let mark) = line else { return }
+    if large { trimWhenDone = true }
+    if let mark { keep(mark) }
+    let outbox = self.outbox
+    switch inbound {
+    case .single(.invalid(let reply)):
+      outbox.send(reply.cuttingEchoes().jsonLine)
+    case .single(.request(let request)):
+      switch handler.handleNow(request, connection: connection, inBatch: false) {
+      case .done(let outcome):
+        if let id = request.id, let outcome { outbox.send(Self.response(id: id, outcome).jsonLine) }
+      case .durable(let revision, let reply):
+        guard let id = request.id else { return }
+        replyWhenDurable([RPCResponse(id: id, result: reply)], durable: [(0, revision)]) { replies in
+          outbox.send(replies[0].jsonLine)
+        }
+      case .later(let work):
+        inTask {
+          let outcome = await work()
+          if let id = request.id, let outcome { outbox.send(Self.response(id: id, outcome).jsonLine) }
+        }
+      }
+    case .batch(let calls):
+      batch = BatchRun(calls: calls, connection: connection, holdsPlace: false)
+      continueBatch()
+    }
+  }
+
+  /// Handles the current batch's requests, in order, for at most ``BatchRun/sliceBudget``;
+  /// then schedules the rest, so that the other channels of the event loop are served in
+  /// between. Once every request is done, sends the replies as one array.
+  private func continueBatch() {
+    guard let run = batch else { return }
+    guard !isEnded, let context else {
+      batch = nil
+      if run.holdsPlace { release() }
+      return
+    }
+    let deadline = NIODeadline.now() + BatchRun.sliceBudget
+    while let call = run.nextCall() {
+      switch call {
+      case .invalid(let reply):
+        run.replies.append(reply.cuttingEchoes())
+      case .request(let request):
+        switch handler.handleNow(request, connection: run.connection, inBatch: true) {
+        case .done(let outcome):
+          if let id = request.id, let outcome { run.replies.append(Self.response(id: id, outcome)) }
+        case .durable(let revision, let reply):
+          if let id = request.id {
+            run.durable.append((run.replies.count, revision))
+            run.replies.append(Self.response(id: id, .success(reply)))
+          }
+        case .later(let work):
+          batch = nil
+          finishInTask(run, request: request, work: work)
+          return
+        }
+      }
+      if run.hasMore && NIODeadline.now() >= deadline {
+        // Later lines of this connection wait until the batch is done.
+        if !run.holdsPlace {
+          run.holdsPlace = true
+          hold()
+        }
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: BatchRun.sliceGap) { bound.value.continueBatch() }
+        return
+      }
+    }
+    batch = nil
+    guard !run.durable.isEmpty else {
+      let (calls, replies) = run.takeCallsAndReplies()
+      sendBatchLine(replies, holdingPlace: run.holdsPlace, dropping: calls)
+      return
+    }
+    let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+    replyWhenDurable(run.replies, durable: run.durable) { replies in
+      bound.value.sendBatchLine(replies, holdingPlace: false)
+    }
+    if run.holdsPlace { release() }
+  }
+
+  /// The rest of a batch, from a request that must suspend (an `async` intent): runs in
+  /// order, after it, in its task.
+  private func finishInTask(_ run: BatchRun, request: RPCRequest, work: @escaping @Sendable () async -> Result<JSONValue, RPCError>?) {
+    let handler = self.handler
+    let connection = run.connection
+    let outbox = connection.outbox
+    inTask { [replies = run.replies, rest = run.rest, durable = run.durable] in
+      var replies = replies
+      for (index, revision) in durable {
+        if case .failure(let error) = await handler.durable(revision, .null) {
+          replies[index].outcome = .failure(error)
+        }
+      }
+      let outcome = await work()
+      if let id = request.id, let outcome { replies.append(Self.response(id: id, outcome)) }
+      for (index, call) in rest.enumerated() {
+        // A long batch lets the other tasks of the pool (the watch pump among them) run.
+        if index % 256 == 255 { await Task.yield() }
+        switch call {
+        case .invalid(let reply):
+          replies.append(reply.cuttingEchoes())
+        case .request(let request):
+          let outcome = await handler.handle(request, connection: connection, inBatch: true)
+          if let id = request.id, let outcome { replies.append(Self.response(id: id, outcome)) }
+        }
+      }
+      if !replies.isEmpty { outbox.send(RPCResponse.batchLine(replies)) }
+    }
+    if run.holdsPlace { release() }
+  }
+
+  /// Queues a batch's replies as one array line. Many replies are encoded on NIO's thread
+  /// pool (100,000 take about a second in a debug build), holding the connection's place
+  /// meanwhile so that later lines are answered after it and the connection does not end
+  /// before it is sent.
+  ///
+  /// The replies, and the batch's `calls`, are let go of there too: freeing 100,000 of
+  /// them is itself tens of milliseconds of work.
+  private func sendBatchLine(_ replies: [RPCResponse], holdingPlace: Bool, dropping calls: [RPCInbound.Call] = []) {
+    let outbox = self.outbox
+    guard replies.count >= Self.offLoopReplies, let context else {
+      if !replies.isEmpty { outbox.send(RPCResponse.batchLine(replies)) }
+      if holdingPlace { release() }
+      return
+    }
+    if !holdingPlace { hold() }
+    let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+    let allocator = context.channel.allocator
+    // Handed over through a box, so that the last references are on the pool's thread.
+    let work = LockedState((replies: replies, calls: calls))
+    NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) { () -> ArenaMark? in
+      let (replies, calls) = work.withLock { work in
+        defer { work = ([], []) }
+        return work
+      }
+      // Copied into the socket's form here too, so that the writer need not.
+      let line = RPCResponse.batchLine(replies)
+      var buffer = allocator.buffer(capacity: line.count)
+      buffer.writeBytes(line)
+      outbox.send(buffer)
+      withExtendedLifetime(calls) {}
+      return line.count >= MemoryTrim.largeBytes ? ArenaMark.here() : nil
+    }.whenComplete { result in
+      let stage = bound.value
+      switch result {
+      case .success(let mark): if let mark { stage.keep(mark) }
+      case .failure: outbox.send(RPCResponse.batchLine(work.withLock { $0.replies }))
+      }
+      stage.release()
+    }
+  }
+
+  // MARK: - Places
+
+  /// Keeps the mark of an arena that large work used, for the trim once it is all done.
+  private func keep(_ mark: ArenaMark) {
+    guard !isEnded else {
+      MemoryTrim.request(releasing: [mark])
+      return
+    }
+    arenaMarks.append(mark)
+    trimWhenDone = true
+  }
+
+  /// Holds the connection's place: its later lines wait (they are answered after this
+  /// one, as if it had been handled at once) and it does not end. Off-loop encoding and
+  /// batches that take more than one slice hold it.
+  private func hold() {
+    running += 1
+    holds += 1
+  }
+
+  /// Releases a place taken by ``hold()``, starts what waited, and asks for memory to be
+  /// given back once large work is all done.
+  private func release() {
+    holds -= 1
+    if holds == 0 && trimWhenDone {
+      trimWhenDone = false
+      MemoryTrim.request(releasing: arenaMarks)
+      arenaMarks = []
+    }
+    requestFinished()
+  }
+
+  /// The durable-reply path, for a single request and a batch alike: once the newest of
+  /// the `durable` revisions is on disk (or could not be written), `send` gets `replies`
+  /// with each reply at a durable index turned into `org.arbor.NotDurable` if the journal
+  /// failed. A place among the running requests is held meanwhile; `send` runs on the
+  /// connection's event loop.
+  private func replyWhenDurable(
+    _ replies: [RPCResponse], durable: [(index: Int, revision: UInt64)], send: @escaping @Sendable ([RPCResponse]) -> Void
+  ) {
+    guard let context, let newest = durable.map(\.revision).max() else { return }
+    running += 1
+    let loop = context.eventLoop
+    let bound = NIOLoopBound(self, eventLoop: loop)
+    let batcher = self.batcher
+    handler.journal.writer.whenDurable(through: newest) { failure in
+      var replies = replies
+      if let failure {
+        for (index, revision) in durable {
+          replies[index].outcome = .failure(ArborErrors.notDurable(revision: revision, failure))
+        }
+      }
+      batcher.execute(on: loop) { [replies] in
+        send(replies)
+        bound.value.requestFinished()
+      }
+    }
+  }
+
+  /// Runs `work` in a task that holds a place among the running requests until it ends.
+  private func inTask(_ work: @escaping @Sendable () async -> Void) {
+    guard let context else { return }
+    running += 1
+    let loop = context.eventLoop
+    let bound = NIOLoopBound(self, eventLoop: loop)
+    Task {
+      await work()
+      loop.execute { bound.value.requestFinished() }
+    }
+  }
+
+  private func requestFinished() {
+    running -= 1
+    startWaiting()
+  }
+
+  /// The reply to send; an error's echoes of the request are cut (``RPCError/cuttingEchoes()``).
+  private static func response(id: RPCID, _ outcome: Result<JSONValue, RPCError>) -> RPCResponse {
+    switch outcome {
+    case .success(let result): return RPCResponse(id: id, result: result)
+    case .failure(let error): return RPCResponse(id: id, error: error.cuttingEchoes())
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import ArborLocking
+import ArborRPC
+import ArborSystemd
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The daemon's socket as a service: binds it (or adopts systemd's), accepts clients with
+/// their roles and limits, and on graceful shutdown stops accepting, lets running intents
+/// finish, saves the final snapshot and closes every connection once it has written what
+/// it had queued. The services before it in the group (the change pump, the journal's
+/// upkeep, the status ticker) stop after it has.
+struct SocketServer: Service, CustomStringConvertible {
+  var description: String { "SocketServer(\(parts.name))" }
+
+  let parts: DaemonParts
+  /// Called once the socket listens (in-process hosts wait for it).
+  let listening: @Sendable () -> Void
+
+  func run() async throws {
+    let serverChannel = try await bind()
+    parts.notifier.ready(status: parts.statusLine())
+    listening()
+    let watchdog = parts.notifier.watchdogInterval.map {
+      Watchdog(interval: $0, host: parts.host, notifier: parts.notifier, logger: parts.logger)
+    }
+    defer { watchdog?.stop() }
+    let reloads = SignalWatch(SIGHUP) { [parts] in parts.reload() }
+    defer { reloads.cancel() }
+    await withGracefulShutdownHandler {
+      try? await serverChannel.closeFuture.get()
+    } onGracefulShutdown: { [parts] in
+      parts.notifier.stopping(status: "stopping: draining intents, saving a snapshot")
+      serverChannel.close(promise: nil)
+    }
+    await drain()
+    if parts.adopted == nil { unlink(parts.paths.socket) }
+  }
+
+  /// Binds the socket with a bootstrap whose connections get their pipeline (``DaemonParts/accept(_:credentials:)``).
+  private func bind() async throws -> any Channel {
+    let parts = self.parts
+    let bootstrap = ServerBootstrap(group: parts.eventLoops)
+      .serverChannelOption(.backlog, value: 1024)
+      .childChannelOption(.allowRemoteHalfClosure, value: true)
+      .childChannelInitializer { channel in
+        PeerCredentials.of(channel).flatMapThrowing { credentials in try parts.accept(channel, credentials: credentials) }
+      }
+    if let adopted = parts.adopted {
+      let channel = try await bootstrap.withBoundSocket(adopted.descriptor).get()
+      parts.logger.info("serving \(parts.host.rootType) at revision \(parts.host.revision) on the socket systemd passed (\(adopted.name))")
+      return channel
+    }
+    let channel = try await bootstrap.bind(unixDomainSocketPath: parts.paths.socket).get()
+    chmod(parts.paths.socket, 0o660)
+    parts.logger.info("serving \(parts.host.rootType) at revision \(parts.host.revision) on \(parts.paths.socket)")
+    return channel
+  }
+
+  /// Stopping: no new clients. Running intents finish (10 s at most), the journal is
+  /// written and a snapshot saved, then every connection writes what it has queued and
+  /// closes; those that cannot in time (a client that does not read) are closed.
+  private func drain() async {
+    let logger = parts.logger
+    logger.info("stopping: waiting for \(parts.stats.intentsInFlight) running intents")
+    parts.handler.stopping.store(true, ordering: .relaxed)
+    if await !parts.stats.waitForIntentsToFinish(until: .now + .seconds(10)) {
+      logger.warning("stopping with \(parts.stats.intentsInFlight) intents still running after 10 s")
+    }
+    parts.journal.stop()
+    do {
+      try await parts.journal.saveFinalSnapshot()
+      logger.info("saved revision \(parts.host.revision) to \(parts.store.path)")
+    } catch {
+      logger.error("the final snapshot could not be saved: \(error)")
+    }
+    parts.connections.finishAll()
+    _ = await parts.connections.waitUntilEmpty(until: .now + .milliseconds(500))
+    parts.connections.closeAll()
+  }
+}

@@ -1,0 +1,58 @@
+import ArborClient
+import ArborJSON
+import ArborRPC
+import ArborTesting
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A daemon asked to stop (SIGTERM) stops accepting, lets the intents that run finish
+/// (they are answered), saves, and exits 0, as soon as they are done: the socket server
+/// is woken by the last intent's end, not by a poll.
+@Suite struct StopTests {
+  @Test func sigtermLetsARunningIntentFinishAndKeepsItsWrite() async throws {
+    let directory = try DaemonHarness.temporaryDirectory()
+    let finishing = 600
+    var stopTook = Duration.zero
+    let (_, status) = try await withDaemon(binary: DaemonHarness.fixtureBinary(), directory: directory) { daemon, execution in
+      let client = try await daemon.connect()
+      let observer = try await daemon.connect()
+      let reply = Task { try await client.call(.intentCall, ["intent": "finishLater", "params": ["milliseconds": .int(Int64(finishing))]]) }
+      try await eventually("the intent to be running") {
+        try await observer.call(.status)["intentsInFlight"]?.intValue == 1
+      }
+      let signalled = ContinuousClock.now
+      try execution.send(signal: .terminate)
+      // Answered although the daemon is stopping: it ran to its end.
+      let answered = try await withDeadline("the running intent's reply") { try await reply.value }
+      #expect(answered["revision"] == 1, "\(answered)")
+      try await withDeadline("the daemon to exit") {
+        // Exited: gone, or a zombie until the harness collects its status.
+        while Self.isRunning(daemon.pid) { try await Task.sleep(for: .milliseconds(5)) }
+      }
+      stopTook = ContinuousClock.now - signalled
+    }
+    #expect(status == .exited(0))
+    // Woken when the intent ended: well under the 10 s the stop allows running intents.
+    #expect(stopTook < .seconds(5), "the stop took \(stopTook)")
+    print("SIGTERM with an intent of \(finishing) ms running: exited after \(stopTook.formatted(.units(allowed: [.milliseconds])))")
+    // The write the intent made while the daemon stopped is kept.
+    try await withDaemon(binary: DaemonHarness.fixtureBinary(), directory: directory) { daemon, _ in
+      let client = try await daemon.connect()
+      let state = try await client.call(.stateGet)
+      #expect(state["value"]?["value"] == 100, "\(state)")
+      #expect(state["revision"] == 1)
+    }
+  }
+
+  /// Whether `pid` runs: it exists and is not a zombie (state `Z` in `/proc/PID/stat`).
+  static func isRunning(_ pid: Int32) -> Bool {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let close = stat.lastIndex(of: ")")
+    else { return false }
+    return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first != "Z"
+  }
+}
