@@ -15,9 +15,19 @@ struct Arborctl: AsyncParsableCommand {
     commandName: "arborctl",
     abstract: "Talk to an Arbor daemon over its Unix socket.",
     discussion: """
-      Output is aligned text on a terminal, and one JSON object per line when standard output is not a terminal or with --json.
+      Output is aligned text on a terminal, and one JSON object per line when standard output is not a terminal or with --json. \
+      watch, events and history also print YAML or text anywhere (--output), with the time each update came (--timestamps), or nothing but errors (-q). \
+      Colour follows --color (default auto: on a terminal, unless $NO_COLOR is set or $TERM is dumb). \
+      --socket, --timeout, --json, --color, --output, --timestamps and -q may come before the command too.
 
-      Exit codes: 0 ok, 1 the daemon answered with an error, 2 usage, 3 cannot connect, 4 timeout, 5 permission denied.
+      Exit codes (the same for every command):
+        0  ok; also when the reader of a pipe goes away (arborctl history | head -1)
+        1  the daemon answered with an error (an unknown intent or path, nothing to undo, a refused snapshot) or a reply that could not be used; standard output could not be written
+        2  usage: a missing or mistyped argument, option or value (--output xml, --color sometimes); a snapshot file that cannot be read, is not JSON or cannot be written
+        3  cannot connect: nothing listens on the socket, or it is not one; a watch or events with --no-reconnect whose daemon went away
+        4  timeout: no answer within --timeout (watch and events: no first value or subscription within it)
+        5  permission denied: the socket's mode, or the daemon's role check
+        130  stopped by Ctrl-C (SIGINT), as a shell reports it
       """,
     version: "arborctl \(ArborProtocol.release), protocol \(ArborProtocol.version)",
     subcommands: [
@@ -30,6 +40,7 @@ struct Arborctl: AsyncParsableCommand {
     StandardOutput.prepare()
     do {
       var command = try await asyncParseAsRoot(LeadingOptions.moved(Array(CommandLine.arguments.dropFirst())))
+      Style.use(colorChoice(of: command))
       if var command = command as? any AsyncParsableCommand {
         try await command.run()
       } else {
@@ -48,6 +59,11 @@ struct Arborctl: AsyncParsableCommand {
 }
 
 extension Arborctl {
+  /// The command's `--color`: `auto` for the commands without the shared options.
+  static func colorChoice(of command: any ParsableCommand) -> ColorChoice {
+    (command as? any ConnectedCommand)?.connection.color.resolved ?? .auto
+  }
+
   /// Prints a failure on standard error (as JSON with --json, for the daemon's errors;
   /// readable text otherwise, even when standard output is piped) and
   /// returns the exit code to throw.

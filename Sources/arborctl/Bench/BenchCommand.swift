@@ -44,17 +44,30 @@ struct BenchCommand: AsyncParsableCommand {
     static var allValueStrings: [String] { allCases.map(\.rawValue) }
   }
 
-  @Option(name: [.short, .long], help: "Connections, each a client of its own.")
-  var clients = 50
+  // The options with a default are optional, their default said in their help: so the
+  // manual page (which does not print defaults) and --help say it once each.
+  @Option(name: [.customShort("c"), .customLong("clients")], help: ArgumentHelp("Connections, each a client of its own (default: 50).", valueName: "clients"))
+  var givenClients: Int?
 
-  @Option(name: [.customShort("n"), .long], help: "Requests in all, the check call included.")
-  var requests = 100_000
+  @Option(name: [.customShort("n"), .customLong("requests")], help: ArgumentHelp("Requests in all, the check call included (default: 100000).", valueName: "requests"))
+  var givenRequests: Int?
 
-  @Option(name: [.customShort("P"), .long], help: "Requests each client keeps in flight.")
-  var pipeline = 1
+  @Option(name: [.customShort("P"), .customLong("pipeline")], help: ArgumentHelp("Requests each client keeps in flight (default: 1).", valueName: "pipeline"))
+  var givenPipeline: Int?
 
-  @Option(help: "The path read (a JSON Pointer, / for the root); with --intent, the model whose intent is called.")
-  var target = "/"
+  @Option(
+    name: .customLong("target"),
+    help: ArgumentHelp("The path read (a JSON Pointer, / for the root); with --intent, the model whose intent is called (default: /).", valueName: "target"))
+  var givenTarget: String?
+
+  /// `--clients`, or 50.
+  var clients: Int { givenClients ?? 50 }
+  /// `--requests`, or 100,000.
+  var requests: Int { givenRequests ?? 100_000 }
+  /// `--pipeline`, or 1.
+  var pipeline: Int { givenPipeline ?? 1 }
+  /// `--target`, or the root.
+  var target: String { givenTarget ?? "/" }
 
   @Option(help: "The intent called on --target by every request, which then writes to the live state; without it, requests read.")
   var intent: String?

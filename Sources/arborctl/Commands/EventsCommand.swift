@@ -4,30 +4,38 @@ import ArborJSON
 import ArgumentParser
 import Foundation
 
-/// `arborctl events [PATH] [--type T …] [--count N]`: prints the events models send.
+/// `arborctl events [PATH] [--type T …] [--count N] [--output F]`: prints the events models send.
 struct EventsCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "events", abstract: "Print the Codable events sent by models at or under a path.",
     discussion: """
-      Piped, one JSON object per line: {"revision":R,"type":T,"source":{"id","path","type"},"event":E}. \
+      Piped, one JSON object per line: {"revision":R,"type":T,"source":{"id","path","type"},"event":E} \
+      (--output yaml: the same objects as YAML documents; --output text: one line each, as on a terminal). \
       Events are not journalled: those sent while the daemon restarts are not seen.
       """)
 
   @Argument(help: "A JSON Pointer (/ is the root too); the root (every model) when absent.", completion: .custom(Completions.paths), transform: CommandLinePath.wire)
   var path: String = ""
 
-  @Option(name: .customLong("type"), help: "Only events of this type, such as CounterRowModel.Event (repeatable).")
+  @Option(name: .customLong("type"), help: "Only events of this type, such as CounterRowModel.Event (repeatable; default: every type).")
   var types: [String] = []
 
   @OptionGroup var follow: FollowOptions
 
+  @OptionGroup var stream: StreamOptions
+
   @OptionGroup var connection: ConnectionOptions
+
+  func validate() throws {
+    try stream.check(json: connection.json)
+  }
 
   func run() async throws {
     StandardOutput.endWhenReaderGoes()
     do {
       let client = try connection.client(reconnect: !follow.noReconnect)
-      let json = connection.printsJSON
+      let printer = stream.printer(json: connection.json)
+      let (text, quiet) = (printer.format == .text, printer.quiet)
       let path = self.path
       // Events come from models at or under the path; when nothing is there yet, say so
       // (on standard error, piped or not) rather than wait in silence.
@@ -39,7 +47,7 @@ struct EventsCommand: AsyncParsableCommand {
           return false
         }
       }
-      if !exists {
+      if !exists && !quiet {
         Self.note("nothing is at \(path) now: waiting for events of the models that come there (Ctrl-C to stop)")
       }
       let (count, types) = (follow.count, self.types)
@@ -48,19 +56,19 @@ struct EventsCommand: AsyncParsableCommand {
           switch event {
           case .subscribed:
             arrived()
-            if !json && exists { Self.note("watching events at \(path.isEmpty ? "/" : path) (Ctrl-C to stop)") }
-          case .lost(let error): Self.note("connection lost (\(error)); reconnecting…")
+            if text && exists && !quiet { Self.note("watching events at \(path.isEmpty ? "/" : path) (Ctrl-C to stop)") }
+          case .lost(let error): if !quiet { Self.note("connection lost (\(error)); reconnecting…") }
           }
         }
         var printed = 0
         for try await event in events {
-          Output.write((json ? Self.line(event).jsonString : Self.text(event)) + "\n")
+          printer.print(Self.line(event), time: ReceiveTime.now()) { Self.text(event) }
           printed += 1
           if let count, printed >= count { return }
         }
       }
     } catch let failure as CommandFailure {
-      throw Arborctl.fail(failure, json: connection.json)
+      throw Arborctl.fail(failure, json: stream.printsErrorsAsJSON(json: connection.json))
     }
   }
 

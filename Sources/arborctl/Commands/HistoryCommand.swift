@@ -2,30 +2,38 @@ import ArborJSON
 import ArborRPC
 import ArgumentParser
 
-/// `arborctl history [--since N] [--limit K]`: the journalled revisions, oldest first.
+/// `arborctl history [--since N] [--limit K] [--output F]`: the journalled revisions, oldest first.
 struct HistoryCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "history", abstract: "Show the journalled revisions: when, which intent on which target, and the patch.",
     discussion: """
-      Piped, one JSON object per revision: {"revision","time","intent","target","patch"}. \
+      Piped, one JSON object per revision: {"revision","time","intent","target","patch"} \
+      (--output yaml: the same objects as YAML documents; --output text: as on a terminal). \
+      "time" is when the revision was committed; --timestamps adds "receivedAt", when arborctl received it. \
       Pages through the daemon's history.changes as needed.
       """)
 
   @Option(help: "Start after this revision (default: the oldest kept).")
   var since: UInt64?
 
-  @Option(help: "Show at most this many revisions.")
-  var limit: Int = 100
+  @Option(help: "Show at most this many revisions (default: 100).")
+  var limit: Int?
+
+  @OptionGroup var stream: StreamOptions
 
   @OptionGroup var connection: ConnectionOptions
 
+  /// Revisions shown when `--limit` is not given.
+  static let defaultLimit = 100
+
   func validate() throws {
-    if limit < 1 { throw ValidationError("--limit must be 1 or more") }
+    if let limit, limit < 1 { throw ValidationError("--limit must be 1 or more") }
+    try stream.check(json: connection.json)
   }
 
   func run() async throws {
     StandardOutput.endWhenReaderGoes()
-    let (since, limit, json) = (self.since, self.limit, connection.printsJSON)
+    let (since, limit, printer) = (self.since, self.limit ?? Self.defaultLimit, stream.printer(json: connection.json))
     do {
       try await connection.withConnection { connection in
         var next = since
@@ -35,15 +43,16 @@ struct HistoryCommand: AsyncParsableCommand {
           if let next { params["since"] = .int(Int64(next)) }
           let page = try await connection.call(.historyChanges, .object(params))
           let changes = page["changes"]?.arrayValue ?? []
-          for change in changes { Output.write((json ? change.jsonString : Self.text(change)) + "\n") }
+          let time = ReceiveTime.now()
+          for change in changes { printer.print(change, time: time, timeMember: "receivedAt") { Self.text(change) } }
           shown += changes.count
           guard let following = page["next"]?.intValue, !changes.isEmpty else { break }
           next = UInt64(following)
         }
-        if shown == 0 && !json { print(Style.dim("no revisions after \(since.map(String.init) ?? "the oldest kept")")) }
+        if shown == 0 && printer.format == .text && !printer.quiet { print(Style.dim("no revisions after \(since.map(String.init) ?? "the oldest kept")")) }
       }
     } catch let failure as CommandFailure {
-      throw Arborctl.fail(failure, json: connection.json)
+      throw Arborctl.fail(failure, json: stream.printsErrorsAsJSON(json: connection.json))
     }
   }
 

@@ -12,17 +12,17 @@ struct PingCommand: AsyncParsableCommand {
       {"name","protocol","revision","milliseconds"} per line. Exits 0 when every ping was answered.
       """)
 
-  @Option(help: "How many pings.")
-  var count: Int = 1
+  @Option(help: "How many pings (default: 1).")
+  var count: Int?
 
   @OptionGroup var connection: ConnectionOptions
 
   func validate() throws {
-    if count < 1 { throw ValidationError("--count must be 1 or more") }
+    if let count, count < 1 { throw ValidationError("--count must be 1 or more") }
   }
 
   func run() async throws {
-    let (count, json) = (self.count, connection.printsJSON)
+    let (count, json) = (self.count ?? 1, connection.printsJSON)
     do {
       try await connection.withConnection { connection in
         for _ in 0..<count {

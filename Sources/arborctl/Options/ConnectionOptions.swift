@@ -10,14 +10,26 @@ import Synchronization
 
 /// The options every command shares: where the daemon is, how long to wait, how to print.
 struct ConnectionOptions: ParsableArguments {
+  /// Seconds to wait when `--timeout` is not given.
+  static let defaultTimeout = 10.0
+
   @Option(help: "The daemon's socket (default: $ARBOR_SOCKET, else the only socket in the daemons' default directory).")
   var socket: String?
 
-  @Option(help: "Seconds to wait for the daemon before giving up (exit 4).")
-  var timeout: Double = 10
+  @Option(help: "Seconds to wait for the daemon before giving up, exit 4 (default: 10).")
+  var timeout: Double?
 
   @Flag(help: "Print one compact JSON object per line (the default when standard output is not a terminal).")
   var json = false
+
+  @OptionGroup var color: ColorOptions
+
+  /// `--timeout`, or its default.
+  var seconds: Double { timeout ?? Self.defaultTimeout }
+
+  func validate() throws {
+    if let timeout, !(timeout > 0 && timeout.isFinite) { throw ValidationError("--timeout must be a number of seconds above 0") }
+  }
 
   /// Where to connect: `--socket`, `$ARBOR_SOCKET`, or the only `*.sock` in the directory
   /// a daemon puts its socket in by default.
@@ -62,7 +74,7 @@ struct ConnectionOptions: ParsableArguments {
   /// Runs `body` within `--timeout` seconds: past it, the failure is a timeout (exit 4);
   /// the client's errors become the exit codes they stand for.
   func withTimeout<T: Sendable>(path: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    let seconds = timeout
+    let seconds = self.seconds
     do {
       return try await withThrowingTaskGroup(of: T.self) { group in
         group.addTask { try await body() }
@@ -88,7 +100,7 @@ struct ConnectionOptions: ParsableArguments {
   /// Runs a long `body` (a watch) whose first result must come within `--timeout`: `body`
   /// calls `arrived()` when it has it, and from then on runs for as long as it likes.
   func withFirstWithinTimeout(path: String, _ body: @escaping @Sendable (_ arrived: @escaping @Sendable () -> Void) async throws -> Void) async throws {
-    let seconds = timeout
+    let seconds = self.seconds
     let first = FirstArrival()
     enum Finished { case body, timer }
     do {
@@ -123,3 +135,26 @@ final class FirstArrival: Sendable {
   func arrive() { arrived.withLock { $0 = true } }
   var hasArrived: Bool { arrived.withLock { $0 } }
 }
+
+/// A command with the shared options (every command that talks to the daemon): its
+/// `--color` is followed before it runs.
+protocol ConnectedCommand {
+  /// The command's shared options.
+  var connection: ConnectionOptions { get }
+}
+
+extension StatusCommand: ConnectedCommand {}
+extension PingCommand: ConnectedCommand {}
+extension GetCommand: ConnectedCommand {}
+extension CallCommand: ConnectedCommand {}
+extension WatchCommand: ConnectedCommand {}
+extension EventsCommand: ConnectedCommand {}
+extension HistoryCommand: ConnectedCommand {}
+extension AtCommand: ConnectedCommand {}
+extension SnapshotCommand.Save: ConnectedCommand {}
+extension SnapshotCommand.Restore: ConnectedCommand {}
+extension UndoCommand: ConnectedCommand {}
+extension RedoCommand: ConnectedCommand {}
+extension SchemaCommand: ConnectedCommand {}
+extension RPCCommand: ConnectedCommand {}
+extension BenchCommand: ConnectedCommand {}

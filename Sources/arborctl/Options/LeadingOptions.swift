@@ -1,14 +1,15 @@
-/// The connection options may come before the command, as in `kubectl --context`,
-/// `etcdctl --endpoints` and `redis-cli -s`: `arborctl --socket S status` is read as
-/// `arborctl status --socket S`.
+/// The connection and output options may come before the command, as in `kubectl
+/// --context`, `etcdctl --endpoints` and `redis-cli -s`: `arborctl --socket S status` is
+/// read as `arborctl status --socket S`, `arborctl -q --output yaml watch /` as `arborctl
+/// watch / -q --output yaml`.
 ///
 /// ```swift
 /// LeadingOptions.moved(["--socket", "/run/a.sock", "get", "/"])   // ["get", "/", "--socket", "/run/a.sock"]
 /// ```
 enum LeadingOptions {
   /// Options that take a value, and flags, accepted before the command.
-  static let valued: Set<String> = ["--socket", "--timeout"]
-  static let flags: Set<String> = ["--json"]
+  static let valued: Set<String> = ["--socket", "--timeout", "--color", "--output"]
+  static let flags: Set<String> = ["--json", "--timestamps", "--quiet", "-q"]
 
   /// `arguments` with the connection options that come before the command moved after it
   /// (before a `--`, if there is one); unchanged when there are none.

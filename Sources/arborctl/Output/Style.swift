@@ -1,23 +1,42 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// Colour and emphasis for text on a terminal (ANSI SGR codes). Off when standard output
-/// is not a terminal, when `$NO_COLOR` is set (https://no-color.org) or `$TERM` is `dumb`.
+/// Colour and emphasis for text (ANSI SGR codes), as `--color` chooses. By default
+/// (`auto`), on when the stream is a terminal, `$NO_COLOR` is not set
+/// (https://no-color.org) and `$TERM` is not `dumb`; `always` colours even a pipe, `never`
+/// nothing.
 ///
 /// ```swift
+/// Style.use(.always)
 /// print(Style.revision("r5"), Style.path("/counters/0"))
 /// ```
 enum Style {
+  /// Whether standard output and standard error are coloured: `auto`'s answer until
+  /// ``use(_:)`` is told otherwise.
+  private static let enabled = Mutex((output: allowed(on: STDOUT_FILENO), error: allowed(on: STDERR_FILENO)))
+
+  /// Follows `--color`: once the command line is read, before the command runs.
+  static func use(_ choice: ColorChoice) {
+    let chosen: (output: Bool, error: Bool)
+    switch choice {
+    case .auto: chosen = (allowed(on: STDOUT_FILENO), allowed(on: STDERR_FILENO))
+    case .always: chosen = (true, true)
+    case .never: chosen = (false, false)
+    }
+    enabled.withLock { $0 = chosen }
+  }
+
   /// Whether to colour standard output.
-  static let isEnabled = allowed(on: STDOUT_FILENO)
+  static var isEnabled: Bool { enabled.withLock { $0.output } }
 
   /// Whether to colour standard error (the same rules, for its own descriptor).
-  static let isEnabledOnStandardError = allowed(on: STDERR_FILENO)
+  static var isEnabledOnStandardError: Bool { enabled.withLock { $0.error } }
 
-  /// Colour on `descriptor`: a terminal, without `$NO_COLOR`, whose `$TERM` is not `dumb`.
+  /// Colour on `descriptor` by default: a terminal, without `$NO_COLOR`, whose `$TERM` is not `dumb`.
   private static func allowed(on descriptor: Int32) -> Bool {
     let environment = ProcessInfo.processInfo.environment
     if environment["NO_COLOR"].map({ !$0.isEmpty }) == true { return false }
@@ -25,8 +44,8 @@ enum Style {
     return isatty(descriptor) != 0
   }
 
-  private static func wrap(_ text: String, _ code: String, enabled: Bool = isEnabled) -> String {
-    enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+  private static func wrap(_ text: String, _ code: String, enabled: Bool? = nil) -> String {
+    (enabled ?? isEnabled) ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
   }
 
   /// A revision number or label.
