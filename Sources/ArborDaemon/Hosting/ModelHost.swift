@@ -14,6 +14,8 @@ final class ModelHost<Root: Model>: TreeHost {
   }
 
   private let current: LockedState<Current>
+  /// Held while a restore swaps the trees (see ``restore(_:)``).
+  private let restoring = LockedState(())
   private let dependencies: @Sendable (inout DependencyValues) -> Void
 
   /// Anchors `root` (fresh or restored) with the user's dependency overrides.
@@ -42,17 +44,22 @@ final class ModelHost<Root: Model>: TreeHost {
   /// run meanwhile. An intent still running on the old tree finds its writes discarded.
   func restore(_ record: SnapshotRecord) throws -> UInt64 {
     let (_, restored) = try Root.andAnchor(restoring: record, revision: record.revision, dependencies)
-    let old = anchor
-    let last = old.retire()
-    let revision = max(last, record.revision) + 1
-    // The restore itself is that revision: the state the new tree holds now.
-    restored.startRevisions(after: revision)
-    current.withLock { current in
-      current.anchor = restored
-      current.generation += 1
+    // One restore at a time swaps trees: two restores on two event loops would otherwise
+    // retire the same tree and name the same revision. (Lock order: this one, then the
+    // old tree's, then `current`; nothing takes this one with another held.)
+    return restoring.withLock { _ in
+      let old = anchor
+      let last = old.retire()
+      let revision = max(last, record.revision) + 1
+      // The restore itself is that revision: the state the new tree holds now.
+      restored.startRevisions(after: revision)
+      current.withLock { current in
+        current.anchor = restored
+        current.generation += 1
+      }
+      // The old tree goes when its last in-flight intent lets go of it.
+      return revision
     }
-    // The old tree goes when its last in-flight intent lets go of it.
-    return revision
   }
 
   func callSynchronously(_ intent: String, on target: IntentTarget, parameters: JSONValue) throws -> IntentOutcome? {

@@ -5,7 +5,8 @@ import Foundation
 import Synchronization
 import Testing
 
-/// `state.restore` racing with intents on both event loops: no revision is named twice,
+/// `state.restore` racing with intents and with another restore on both event loops: no
+/// revision is named twice,
 /// and every revision an intent's reply names is that intent's in the journal.
 @Suite struct RestoreRaceTests {
   @Test func aRestoreRacingWithIntentsNeverReusesARevision() async throws {
@@ -35,11 +36,21 @@ import Testing
         }
         return try await group.reduce(into: []) { $0.append($1) }
       }
-      var restores: [UInt64] = []
-      for _ in 0..<20 {
-        try await Task.sleep(for: .milliseconds(10))
-        let restored = try await setup.call("state.restore", ["record": record])
-        restores.append(UInt64(restored["revision"]?.intValue ?? -1))
+      // Two restorers, on two connections of their own, racing each other too.
+      let restorers = try await (0..<2).asyncMap { _ in try await daemon.connect() }
+      let restores = try await withThrowingTaskGroup(of: [UInt64].self) { group in
+        for restorer in restorers {
+          group.addTask {
+            var named: [UInt64] = []
+            for _ in 0..<25 {
+              try await Task.sleep(for: .milliseconds(2))
+              let restored = try await restorer.call(.stateRestore, ["record": record])
+              named.append(UInt64(restored["revision"]?.intValue ?? -1))
+            }
+            return named
+          }
+        }
+        return try await group.reduce(into: [UInt64]()) { $0 += $1 }
       }
       stop.set()
       let intents = try await written.flatMap { $0 }
