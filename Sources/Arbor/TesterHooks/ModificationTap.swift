@@ -43,26 +43,12 @@ enum ModificationRecord {
   case parents(AnyModelContext)
 }
 
-/// Keeps a modification tap in place; releasing it removes the tap.
-package final class ModificationTap: Sendable {
-  private weak let tree: ModelTree?
-  private let id: Int
-  private let notingOrigins: Bool
-
-  init(tree: ModelTree, id: Int, notingOrigins: Bool = false) {
-    self.tree = tree
-    self.id = id
-    self.notingOrigins = notingOrigins
-  }
-
-  deinit { tree?.removeModificationTap(id, notingOrigins: notingOrigins) }
-}
-
 extension ModelTree {
   /// Adds a synchronous listener of every committed modification; see ``ModificationBatch``.
   /// Takes the lock.
   func tapModifications(notingOrigins: Bool = false, _ body: @escaping @Sendable (ModificationBatch) -> Void) -> ModificationTap {
-    ModificationTap(tree: self, id: addModificationTap(notingOrigins: notingOrigins, body), notingOrigins: notingOrigins)
+    let id = addModificationTap(notingOrigins: notingOrigins, body)
+    return ModificationTap { [weak self] in self?.removeModificationTap(id, notingOrigins: notingOrigins) }
   }
 
   /// The batch of the transaction being committed, if anyone listens and it modified

@@ -7,6 +7,8 @@ import Synchronization
 /// Every field is guarded by `lock`.
 @usableFromInline
 final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarded by `lock`
+  // MARK: The tree
+
   @usableFromInline let lock = TreeLock()
   /// The lock, unretained, for the hot paths.
   var lockReference: Unmanaged<TreeLock> { Unmanaged.passUnretained(lock) }
@@ -16,6 +18,8 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   @exclusivity(unchecked) var revision: UInt64
   /// The dependencies the root was anchored with.
   @exclusivity(unchecked) var dependencies: DependencyValues
+
+  // MARK: The open transaction (cleared at each commit; the hot fields come first)
 
   /// Nesting of open transactions (explicit or implicit, one per write).
   @exclusivity(unchecked) @usableFromInline var depth = 0
@@ -32,12 +36,17 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   @exclusivity(unchecked) var pendingIssues: [String] = []
   /// Tasks cancelled inside a transaction, cancelled once it has committed.
   @exclusivity(unchecked) var pendingCancellations: [Task<Void, Never>] = []
+
+  // MARK: Models the tree holds besides its state
+
   /// This tree's instances of models used as dependencies.
   @exclusivity(unchecked) var dependencyModels: [ModelID: any Model] = [:]
   /// Makes the root's model value from its context (hierarchy queries reach the root as an
   /// ancestor). It holds a copy of the root's `let`s over an empty context, never the root
   /// context itself, which would keep a `withAnchor()` tree alive forever.
   @exclusivity(unchecked) var rootModel: (@Sendable (AnyModelContext) -> (any Model)?)?
+
+  // MARK: Fan-out of commits: change-set subscribers and listeners
 
   @exclusivity(unchecked) private var subscribers: [Int: Subscription<ChangeSet>] = [:]
   @exclusivity(unchecked) private var nextSubscriberID = 0
@@ -50,6 +59,9 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   var isRecording: Bool {
     !subscribers.isEmpty || listenerCount > 0 || (undo?.isTracking ?? false) || !modificationTaps.isEmpty
   }
+
+  // MARK: Fan-out of modifications (testers, `observeModifications`)
+
   /// Synchronous listeners of modifications (testers, `observeModifications`).
   @exclusivity(unchecked) private var modificationTaps: [Int: @Sendable (ModificationBatch) -> Void] = [:]
   /// Storage writes and parent changes of the open transaction, noted while someone listens.
@@ -64,17 +76,27 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   /// ignore, by model (`node.excludeFromModifications`); an entry goes when its model is
   /// destructed.
   @exclusivity(unchecked) var excludedFromModifications: [ModelID: Set<String>] = [:]
+
+  // MARK: Undo
+
   /// Undo tracking (`node.trackUndo`, `node.undoSystem`); nil until first used.
   @exclusivity(unchecked) var undo: UndoRecorder?
+
+  // MARK: Fan-out of events (the daemon's event streams, testers' taps)
+
   @exclusivity(unchecked) private var eventSubscribers: [Int: Subscription<EmittedEvent>] = [:]
   /// Synchronous event listeners (testers), guarded by the lock like the subscribers.
   @exclusivity(unchecked) private var eventTaps: [Int: @Sendable (EmittedEvent) -> Void] = [:]
   var hasEventSubscribers: Bool { !eventSubscribers.isEmpty || !eventTaps.isEmpty }
+
+  // MARK: Inspection (testers) and the host's bookkeeping
+
   /// The models' running tasks (testers).
   let tasks = TaskRegistry()
   /// How many ``IntentDispatcher`` calls are under way: while there are none and nobody
-  /// records, a commit does not look up its cause (a task-local read per write). An atomic,
-  /// not a field under the lock: a call adds and removes itself without taking the lock.
+  /// records, a commit does not look up its cause (a task-local read per write), and an
+  /// event carries no intent's work. An atomic, not a field under the lock: a call adds and
+  /// removes itself without taking the lock.
   let tracingCalls = Atomic<Int>(0)
   /// Retired by its host (``ModelAnchor/retire()``): commits are no longer delivered.
   @exclusivity(unchecked) var retired = false
@@ -326,6 +348,24 @@ struct PostCommitWork {
   /// What the transaction modified, and the taps to hand it to.
   var modifications: ([@Sendable (ModificationBatch) -> Void], ModificationBatch)?
 
+  /// Runs the work in an order that keeps what everyone sees consistent:
+  ///
+  /// 1. **The change-set listeners** (`relay`: the daemon's journal and watch hub) first,
+  ///    so that they have this revision before anything below can commit the next one
+  ///    (an activation or an observer that writes): revisions reach them in order.
+  /// 2. **The modification taps** (testers, `observeModifications`) next, for the same
+  ///    reason, with the batch of this very transaction.
+  /// 3. **Undo** then tells its backend about the step this commit recorded, so that
+  ///    `canUndo` observers below read the new step.
+  /// 4. **Issues** found under the lock are reported before any model code runs, so that a
+  ///    report is next to the write that caused it.
+  /// 5. **Cancellations** of tasks cancelled inside the transaction, once it is committed
+  ///    (their `catch` and `onCancel` code may write, and must see the committed state).
+  /// 6. **Deactivations** of removed models (parents first) before **activations** of new
+  ///    ones (parents first): a model replaced by another stops its work before the new
+  ///    one starts, and an activation never sees a sibling that is going away still active.
+  /// 7. **Observers** last: by then the listeners have the revision and the new models
+  ///    are active, so an `Observed` or `onChange` that reads the tree finds it whole.
   func run() {
     relay?.deliver()
     if let (taps, batch) = modifications { for tap in taps { tap(batch) } }
