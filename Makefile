@@ -1,6 +1,6 @@
 # Arbor: the two commands a newcomer needs.
 #   make run    builds and starts counterfactd, the example daemon, on a socket it prints
-#   make test   builds everything and runs every test
+#   make test   builds everything and runs every test, then builds and tests Examples/Template
 #   make test-busy  the same with two CPU-bound loops beside it (BUSY_RUNS=N runs in a row)
 #   make tour   runs the in-process tour of the example (a model tree that prints its changes)
 # Both install missing system prerequisites first (Debian/Ubuntu, with apt-get).
@@ -10,7 +10,7 @@ SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # that the role tests start as another user.
 APT_PACKAGES := pkg-config util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat
 
-.PHONY: run tour test test-busy test-busy-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-arborctl bench-store redis user-unit arborctl-extras clean
+.PHONY: run tour test template test-busy test-busy-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-arborctl bench-store redis user-unit arborctl-extras clean
 
 prerequisites:
 	@missing=""; \
@@ -69,6 +69,32 @@ endef
 
 test: build python-deps
 	$(call run-tests,.build)
+	@$(MAKE) --no-print-directory template
+
+# Examples/Template, the package a user starts from (Docs/HostingYourOwnTree.md): a package
+# of its own that depends on this checkout by path, built in the main package's .build
+# (--scratch-path), so that the dependencies and Arbor's modules built there are reused
+# rather than built again (Docs/Testing.md, "The template package"). Its Package.resolved
+# is the main package's (copied when missing or when a version differs, then resolved in
+# a folder of its own), so that it builds the same versions in the same checkouts and
+# leaves the main package's checkouts in place. Each build plans afresh
+# (--disable-build-manifest-caching): the cached plan of one package can pass for the
+# other's. Its tests run under the same time limit as the main suite's.
+TEMPLATE := Examples/Template
+SAME_PINS := ($$main[0].pins | map({(.identity): .state.revision}) | add) as $$m | all($$template[0].pins[]; $$m[.identity] == .state.revision)
+template: prerequisites
+	@test -f Package.resolved || swift package resolve
+	@if [ ! -f $(TEMPLATE)/Package.resolved ] || [ "$$(jq -n --slurpfile main Package.resolved --slurpfile template $(TEMPLATE)/Package.resolved '$(SAME_PINS)')" != true ]; then \
+	  set -x; cp Package.resolved $(TEMPLATE)/Package.resolved && \
+	  swift package --package-path $(TEMPLATE) --scratch-path $(CURDIR)/.build/template-resolve resolve && \
+	  rm -rf $(CURDIR)/.build/template-resolve; \
+	fi
+	swift build $(SWIFT_BUILD_FLAGS) --package-path $(TEMPLATE) --scratch-path $(CURDIR)/.build --disable-build-manifest-caching --build-tests
+	swift build $(SWIFT_BUILD_FLAGS) --disable-build-manifest-caching --target ArborJSON
+	@status=0; timeout --kill-after=30 $(TEST_TIMEOUT) .build/debug/ThermostatPackageTests.xctest --testing-library swift-testing || status=$$?; \
+	if [ $$status -eq 124 ] || [ $$status -eq 137 ]; then \
+	  echo "make: FAILED: the template's tests did not finish within $(TEST_TIMEOUT) s and were stopped." >&2; \
+	fi; exit $$status
 
 # The whole suite as on a loaded machine: two CPU-bound shell loops run beside it (as many
 # as the 2-core test machines have cores: a build next door, a busy CI runner). BUSY_RUNS

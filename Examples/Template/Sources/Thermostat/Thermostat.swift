@@ -1,0 +1,49 @@
+import Arbor
+
+/// A room's thermostat: the temperature it holds the room at, and the one intent that
+/// changes it. `thermostatd` hosts it as the root of its tree.
+///
+/// ```swift
+/// let (thermostat, anchor) = Thermostat().andAnchor()
+/// try thermostat.setSetpoint(to: 21.5)
+/// print(thermostat.setpoint, anchor.revision)   // 21.5 1
+/// ```
+@Model public struct Thermostat {
+  /// What the thermostat tells whoever listens (`arborctl events`).
+  public enum Event: Sendable, Equatable, Codable {
+    /// The setpoint moved from one temperature to another, in degrees Celsius.
+    case setpointChanged(from: Double, to: Double)
+  }
+
+  /// The setpoints the thermostat accepts, in degrees Celsius.
+  public static let acceptedSetpoints: ClosedRange<Double> = 5...30
+
+  /// The temperature the thermostat holds the room at, in degrees Celsius.
+  public var setpoint: Double = 20
+
+  /// A thermostat that holds the room at `setpoint` degrees Celsius.
+  public init(setpoint: Double = 20) {
+    self.setpoint = setpoint
+  }
+
+  /// Sets the setpoint to `celsius` and sends ``Event/setpointChanged(from:to:)``; setting
+  /// the setpoint it already has changes nothing and sends nothing. A temperature outside
+  /// ``acceptedSetpoints`` is refused with ``SetpointOutOfRange`` and changes nothing.
+  ///
+  /// Over the socket: `arborctl call / setSetpoint to=21.5`.
+  @Intent public func setSetpoint(to celsius: Double) throws {
+    guard Self.acceptedSetpoints.contains(celsius) else {
+      throw SetpointOutOfRange(requested: celsius, accepted: Self.acceptedSetpoints)
+    }
+    // Read and write in one transaction, so that two clients setting it at once each
+    // report the value they replaced.
+    let previous = node.transaction {
+      let previous = setpoint
+      setpoint = celsius
+      return previous
+    }
+    if previous != celsius {
+      node.send(.setpointChanged(from: previous, to: celsius))
+    }
+  }
+}
