@@ -10,7 +10,7 @@ SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # that the role tests start as another user.
 APT_PACKAGES := pkg-config util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat
 
-.PHONY: run tour test template test-busy test-busy-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-arborctl bench-store redis user-unit arborctl-extras clean
+.PHONY: run run-socket tour test template test-busy test-busy-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-arborctl bench-store redis user-unit arborctl-extras clean
 
 prerequisites:
 	@missing=""; \
@@ -24,8 +24,9 @@ prerequisites:
 	fi
 	@command -v swift >/dev/null || { echo "Swift 6.1 or newer is required: https://www.swift.org/install/linux/"; exit 1; }
 
-# Tests check patches and schemas against Python's jsonpatch and jsonschema, installed
-# from PyPI into .build/python-packages (nothing is installed system-wide).
+# Tests check patches, schemas and arborctl's YAML against Python's jsonpatch, jsonschema
+# and PyYAML, installed from PyPI into .build/python-packages (nothing is installed
+# system-wide).
 PYTHON_PACKAGES := $(CURDIR)/.build/python-packages
 export PYTHONPATH := $(PYTHON_PACKAGES)
 
@@ -34,12 +35,17 @@ python-deps:
 	  echo "Installing: python3 python3-pip"; \
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq python3 python3-pip; }
-	@python3 -c "import jsonpatch, jsonschema" 2>/dev/null || \
-	  python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $(PYTHON_PACKAGES) jsonpatch jsonschema
+	@python3 -c "import jsonpatch, jsonschema, yaml" 2>/dev/null || \
+	  python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $(PYTHON_PACKAGES) jsonpatch jsonschema pyyaml
 
-# The daemon's socket and state: under $XDG_RUNTIME_DIR and $XDG_STATE_HOME when set,
-# else /tmp/arbor-UID and ~/.local/state (see Docs/Operations.md). Stop it with Ctrl-C.
-RUN_SOCKET ?= $(if $(XDG_RUNTIME_DIR),$(XDG_RUNTIME_DIR)/arbor/counterfactd.sock,/tmp/arbor-$(shell id -u)/counterfactd.sock)
+# The daemon's socket: the one rule the daemon and arborctl follow too (see
+# Docs/Operations.md, "Paths"): $XDG_RUNTIME_DIR/arbor when set, else /run/arbor for root
+# and /tmp/arbor-UID for anyone else. `make run-socket` prints it. Its state goes where
+# the daemon's rule puts it. Stop it with Ctrl-C.
+RUN_UID := $(shell id -u)
+RUN_SOCKET ?= $(if $(XDG_RUNTIME_DIR),$(XDG_RUNTIME_DIR)/arbor,$(if $(filter 0,$(RUN_UID)),/run/arbor,/tmp/arbor-$(RUN_UID)))/counterfactd.sock
+run-socket:
+	@echo "$(RUN_SOCKET)"
 run: prerequisites
 	swift build $(SWIFT_BUILD_FLAGS) --product counterfactd
 	@echo "counterfactd listens on $(RUN_SOCKET). In another terminal, for example:"
