@@ -41,6 +41,34 @@ public struct ArborClient: Sendable {
     try await call(method.rawValue, params)
   }
 
+  /// Calls one of the daemon's methods with its typed parameters on a connection of its
+  /// own and returns its typed result.
+  ///
+  /// ```swift
+  /// let reply = try await client.call(IntentCall.self, .init(target: "/counters/0/counter", intent: "incrementTapped"))
+  /// print(reply.revision)
+  /// ```
+  @discardableResult
+  public func call<Definition: ArborMethodDefinition>(
+    _ definition: Definition.Type, _ params: Definition.Params
+  ) async throws(ArborClientError) -> Definition.Result {
+    let connection = try await connect()
+    defer { connection.close() }
+    return try await connection.call(definition, params)
+  }
+
+  /// Calls one of the daemon's methods that takes no parameters on a connection of its own.
+  ///
+  /// ```swift
+  /// let status = try await client.call(DaemonStatus.self)
+  /// print(status.name, status.revision)
+  /// ```
+  @discardableResult
+  public func call<Definition: ArborMethodDefinition>(_ definition: Definition.Type) async throws(ArborClientError) -> Definition.Result
+  where Definition.Params == NoParams {
+    try await call(definition, NoParams())
+  }
+
   /// The value at `path` (a JSON Pointer, the root by default), first as it is now (or as
   /// it was at `since`), then after every revision that changed it, each patch applied
   /// in order. See ``StateWatch``.

@@ -18,6 +18,8 @@ public enum ArborClientError: Error, Sendable, CustomStringConvertible {
   /// The daemon ended a watch (`watch.closed`), for example an event watch that fell too
   /// far behind.
   case watchClosed(subscription: Int64, reason: String)
+  /// The parameters of a typed call could not be encoded as JSON (a non-finite number).
+  case unencodableParams(method: String, reason: String)
   /// A watched patch did not apply to the value it was sent for: the client's copy and
   /// the daemon's state parted ways.
   case patchFailed(revision: UInt64, reason: String)
@@ -38,6 +40,7 @@ public enum ArborClientError: Error, Sendable, CustomStringConvertible {
     case .malformedReply(let reason): return "the daemon's reply is not JSON-RPC: \(reason)"
     case .watchClosed(let subscription, let reason): return "the daemon closed watch \(subscription): \(reason)"
     case .patchFailed(let revision, let reason): return "the patch of revision \(revision) does not apply: \(reason)"
+    case .unencodableParams(let method, let reason): return "the parameters of \(method) cannot be sent as JSON: \(reason)"
     }
   }
 }

@@ -110,6 +110,52 @@ public final class ArborConnection: Sendable {
     try await call(method.rawValue, params)
   }
 
+  /// Calls one of the daemon's methods with its typed parameters (``ArborMethodDefinition``)
+  /// and returns its typed result.
+  ///
+  /// ```swift
+  /// let counters = try await connection.call(StateGet.self, .init(path: "/counters"))
+  /// print(counters.revision, counters.value)
+  /// ```
+  @discardableResult
+  public func call<Definition: ArborMethodDefinition>(
+    _ definition: Definition.Type, _ params: Definition.Params
+  ) async throws(ArborClientError) -> Definition.Result {
+    let result = try await call(Definition.method.rawValue, try Self.encode(params, of: Definition.method))
+    return try Self.decode(Definition.Result.self, from: result, of: Definition.method)
+  }
+
+  /// Calls one of the daemon's methods that takes no parameters and returns its typed result.
+  ///
+  /// ```swift
+  /// let status = try await connection.call(DaemonStatus.self)
+  /// print(status.revision)
+  /// ```
+  @discardableResult
+  public func call<Definition: ArborMethodDefinition>(_ definition: Definition.Type) async throws(ArborClientError) -> Definition.Result
+  where Definition.Params == NoParams {
+    try await call(definition, NoParams())
+  }
+
+  /// The JSON of a typed call's parameters; nil (no `params`) when there are none.
+  static func encode<Params: Encodable>(_ params: Params, of method: ArborMethod) throws(ArborClientError) -> JSONValue? {
+    if Params.self == NoParams.self { return nil }
+    do {
+      return try JSONValueEncoder().encode(params)
+    } catch {
+      throw .unencodableParams(method: method.rawValue, reason: "\(error)")
+    }
+  }
+
+  /// A typed call's result read from the reply's JSON.
+  static func decode<Result: Decodable>(_ type: Result.Type, from result: JSONValue, of method: ArborMethod) throws(ArborClientError) -> Result {
+    do {
+      return try JSONValueDecoder().decode(type, from: result)
+    } catch {
+      throw .malformedReply("the result of \(method.rawValue) does not read as \(Result.self): \(error)")
+    }
+  }
+
   /// Calls a method and returns the whole response.
   public func request(_ method: String, _ params: JSONValue? = nil) async throws(ArborClientError) -> RPCResponse {
     let id = nextIDs(1)

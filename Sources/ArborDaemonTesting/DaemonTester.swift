@@ -85,19 +85,19 @@ public final class DaemonTester<Root: Model>: Sendable {
   /// refusal is thrown as ``ArborClientError/daemon(_:)``.
   @discardableResult
   public func call(_ target: String, _ intent: String, _ params: JSONValue = [:], settled: Bool = false) async throws -> JSONValue {
-    try await call(target: .string(target == "/" ? "" : target), intent, params, settled: settled)
+    try await call(target: .path(target == "/" ? "" : target), intent, params, settled: settled)
   }
 
   /// Calls `intent` on `model` (found by its id) over the socket.
   @discardableResult
   public func call<Target: Model>(_ model: Target, _ intent: String, _ params: JSONValue = [:], settled: Bool = false) async throws -> JSONValue {
-    try await call(target: ["id": .string(model._$modelContext.id.description)], intent, params, settled: settled)
+    try await call(target: .id(model._$modelContext.id.description), intent, params, settled: settled)
   }
 
-  private func call(target: JSONValue, _ intent: String, _ params: JSONValue, settled: Bool) async throws -> JSONValue {
-    var request: [String: JSONValue] = ["target": target, "intent": .string(intent), "params": params]
-    if settled { request["wait"] = "settled" }
-    return try await client.call(.intentCall, .object(request))
+  private func call(target: IntentCall.Target, _ intent: String, _ params: JSONValue, settled: Bool) async throws -> JSONValue {
+    let request = IntentCall.Params(target: target, intent: intent, params: params.objectValue, wait: settled ? .settled : nil)
+    // The reply as JSON: testers read `result` as the intent's own type.
+    return try await client.call(.intentCall, JSONValueEncoder().encode(request))
   }
 
   /// Waits until every predicate holds, then consumes what they read and matched; see

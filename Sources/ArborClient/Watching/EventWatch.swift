@@ -26,16 +26,13 @@ public struct EventWatch: AsyncSequence, Sendable {
   public func makeAsyncIterator() -> AsyncThrowingStream<EmittedEvent, any Error>.Iterator {
     let (stream, continuation) = AsyncThrowingStream.makeStream(of: EmittedEvent.self, bufferingPolicy: .unbounded)
     let (client, onConnection) = (self.client, self.onConnection)
-    var params: [String: JSONValue] = ["path": .string(path)]
-    if let types { params["types"] = .array(types.map(JSONValue.string)) }
-    let request = JSONValue.object(params)
+    let request = EventsWatch.Params(path: path, types: types)
     let task = Task {
       do {
         try await WatchLoop(client: client, onConnection: onConnection).run { connection throws(ArborClientError) in
-          let reply = try await connection.call(.eventsWatch, request)
-          guard let subscription = reply["subscription"]?.intValue else { throw .malformedReply("events.watch replied without a subscription") }
-          let revision = try await connection.call(.status)["revision"]?.intValue ?? 0
-          onConnection?(.subscribed(revision: UInt64(revision)))
+          let subscription = Int64(try await connection.call(EventsWatch.self, request).subscription)
+          let revision = try await connection.call(DaemonStatus.self).revision
+          onConnection?(.subscribed(revision: revision))
           for await notification in connection.notifications {
             guard let params = notification.params, params["subscription"]?.intValue == subscription else { continue }
             switch notification.method {

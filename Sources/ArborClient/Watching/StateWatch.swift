@@ -72,10 +72,10 @@ private final class StateFollower {
       subscription = try await resume(on: connection, from: revision)
     } else if let since {
       let base = try await valueAt(since, on: connection)
-      let reply = try await connection.call(.stateWatch, ["path": .string(path), "since": .int(Int64(since))])
+      let reply = try await connection.call(StateWatchMethod.self, .init(path: path, since: since))
       (value, revision) = (base, since)
       yield(StateUpdate(revision: since, value: base, kind: .initial))
-      subscription = reply["subscription"]?.intValue
+      subscription = Int64(reply.subscription)
     } else {
       subscription = try await start(on: connection, kind: .initial)
     }
@@ -93,19 +93,17 @@ private final class StateFollower {
 
   /// A watch without `since`: the value now.
   private func start(on connection: ArborConnection, kind: StateUpdate.Kind) async throws(ArborClientError) -> Int64? {
-    let reply = try await connection.call(.stateWatch, ["path": .string(path)])
-    guard let revision = reply["revision"]?.intValue else { throw .malformedReply("state.watch replied without a revision") }
-    (value, self.revision) = (reply["value"], UInt64(revision))
-    yield(StateUpdate(revision: UInt64(revision), value: value, kind: kind))
-    return reply["subscription"]?.intValue
+    let reply = try await connection.call(StateWatchMethod.self, .init(path: path))
+    (value, revision) = (reply.value, reply.revision)
+    yield(StateUpdate(revision: reply.revision, value: value, kind: kind))
+    return Int64(reply.subscription)
   }
 
   /// A watch from the last revision delivered; a fresh one (delivered as a resync) when
   /// the daemon no longer has that revision or never had it.
   private func resume(on connection: ArborConnection, from revision: UInt64) async throws(ArborClientError) -> Int64? {
     do {
-      let reply = try await connection.call(.stateWatch, ["path": .string(path), "since": .int(Int64(revision))])
-      return reply["subscription"]?.intValue
+      return Int64(try await connection.call(StateWatchMethod.self, .init(path: path, since: revision)).subscription)
     } catch .daemon(let error) where error.is(.revisionCompacted) || error.code == -32602 || error.is(.pathNotFound) {
       return try await start(on: connection, kind: .resync)
     }
@@ -115,7 +113,7 @@ private final class StateFollower {
   /// not exist then.
   private func valueAt(_ revision: UInt64, on connection: ArborConnection) async throws(ArborClientError) -> JSONValue? {
     do {
-      return try await connection.call(.stateAt, ["revision": .int(Int64(revision)), "path": .string(path)])["value"]
+      return try await connection.call(StateAt.self, .init(revision: revision, path: path)).value
     } catch .daemon(let error) where error.is(.pathNotFound) {
       return nil
     }

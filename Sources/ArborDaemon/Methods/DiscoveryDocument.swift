@@ -1,125 +1,82 @@
 import Arbor
 import ArborJSON
+import ArborRPC
 
-/// The OpenRPC 1.x document of `rpc.discover`: every method with its parameters and
-/// result, and every intent of every model type the tree can hold with its JSON Schemas,
-/// plus the schemas of the state and of the events.
+/// The OpenRPC 1.3 document of `rpc.discover` (`ArborRPC`'s ``OpenRPCDocument``): every
+/// method with the JSON Schemas of its parameters and result, inferred from its `Params`
+/// and `Result` types (the ones the daemon reads and replies), and every intent of every
+/// model type the tree can hold, plus the schemas of the state and of the events.
 struct DiscoveryDocument: Sendable {
+  /// The document, encoded once.
   let document: JSONValue
 
   init(name: String, host: any TreeHost) {
     var definitions = JSONSchemaDefinitions()
-    var intents: [String: JSONValue] = [:]
-    var events: [String: JSONValue] = [:]
+    var intents: [String: [String: OpenRPCDocument.IntentSchemas]] = [:]
+    var events: [String: JSONSchema] = [:]
     for type in host.modelTypes {
       let schemas = type.intentSchemas(in: &definitions)
       if !schemas.isEmpty {
-        intents[type._$typeName] = .object(Dictionary(uniqueKeysWithValues: schemas.map { schema in
-          (schema.name, ["params": Self.json(schema.parameters), "result": Self.json(schema.result)] as JSONValue)
-        }))
+        intents[type._$typeName] = Dictionary(
+          schemas.map { ($0.name, OpenRPCDocument.IntentSchemas(params: $0.parameters, result: $0.result)) }, uniquingKeysWith: { _, last in last })
       }
-      if let event = type.eventSchema { events[type._$typeName] = Self.json(event) }
+      if let event = type.eventSchema { events[type._$typeName] = event }
     }
-    let state = Self.json(host.modelTypes.first.map { $0.stateSchema } ?? .null)
-    let methods: [JSONValue] = Method.allCases.map { method in
-      [
-        "name": .string(method.rawValue),
-        "summary": .string(method.summary),
-        "paramStructure": "by-name",
-        "params": .array(method.parameterDocs.map { name, schema, required in
-          ["name": .string(name), "required": .bool(required), "schema": schema]
-        }),
-        "result": ["name": .string(method.rawValue + ".result"), "schema": method.resultSchema],
-        "x-role": .string(method.requiredRole.description),
-      ]
-    }
-    document = [
-      "openrpc": "1.3.2",
-      "info": ["title": .string(name), "version": .string(ArborDaemonVersion.current)],
-      "methods": .array(methods),
-      "components": [
-        "schemas": ["State": state],
-        "x-intents": .object(intents),
-        "x-events": .object(events),
-      ],
-    ]
+    let openRPC = OpenRPCDocument(
+      openrpc: "1.3.2", info: .init(title: name, version: ArborDaemonVersion.current), methods: Method.allCases.map(Self.describe),
+      components: .init(schemas: ["State": host.modelTypes.first?.stateSchema ?? .null], intents: intents, events: events))
+    document = (try? JSONValueEncoder().encode(openRPC)) ?? .null
   }
 
-  private static func json(_ schema: JSONSchema) -> JSONValue {
-    (try? JSONValueEncoder().encode(schema)) ?? .null
-  }
-}
-
-extension Method {
-  var summary: String {
-    switch self {
-    case .discover: return "This document."
-    case .status: return "The daemon's name, version, pid, uptime, revision, clients, subscriptions and intent rate."
-    case .stateGet: return "The state at a path (a JSON Pointer; \"\" is the root) and the revision it reflects."
-    case .stateSnapshot: return "The snapshot record of the whole tree."
-    case .stateRestore: return "Replaces the tree from a snapshot record; watchers get a resync."
-    case .intentCall: return "Calls an intent of the model at a path or with an id; replies once its synchronous part has committed."
-    case .stateWatch: return "The value at a path and its revision, then state.changed notifications with the patch of each later revision."
-    case .eventsWatch: return "events.emitted notifications for the Codable events sent at or below a path."
-    case .watchCancel: return "Ends a watch of this connection."
-    case .historyChanges: return "The journalled revisions after 'since' (oldest first, at most 'limit'), each with its time, intent, target and patch, and where the next page starts."
-    case .stateAt: return "The state at a path as it was at a past revision inside the history kept (time travel)."
-    case .historyUndo: return "Undoes the most recent undo step of the tree (the root tracks undo with node.trackUndo) as one transaction; replies with the new revision."
-    case .historyRedo: return "Redoes the most recently undone step as one transaction; replies with the new revision."
+  /// A method's entry: its parameters are the properties of its `Params` type (those
+  /// `ArborMethod.parameters` lists first, in its order), its result the schema of its
+  /// `Result` type.
+  static func describe(_ method: Method) -> OpenRPCDocument.Method {
+    let (params, result) = schemas(of: method.definition)
+    var descriptors: [OpenRPCDocument.ContentDescriptor] = []
+    if case .object(let object) = params.value {
+      let properties = object["properties"]?.objectValue ?? [:]
+      let required = Set((object["required"]?.arrayValue ?? []).compactMap(\.stringValue))
+      let names = method.parameters.filter { properties[$0] != nil } + properties.keys.filter { !method.parameters.contains($0) }.sorted()
+      for name in names {
+        var schema = JSONSchema(properties[name] ?? [:])
+        if let note = method.definition.parameterNotes[name] { schema = schema.description(note) }
+        descriptors.append(.init(name: name, required: required.contains(name), schema: schema))
+      }
     }
+    return OpenRPCDocument.Method(
+      name: method.rawValue, summary: method.definition.summary, params: descriptors,
+      result: .init(name: method.rawValue + ".result", schema: result), role: method.requiredRole.description)
   }
 
-  var parameterDocs: [(String, JSONValue, Bool)] {
-    let pointer: JSONValue = ["type": "string", "description": "a JSON Pointer into the state; \"\" is the root"]
-    let revision: JSONValue = ["type": "integer", "minimum": 0]
-    switch self {
-    case .discover, .status, .stateSnapshot, .historyUndo, .historyRedo: return []
-    case .stateGet: return [("path", pointer, false)]
-    case .stateRestore: return [("record", ["type": "object", "description": "a snapshot record, as state.snapshot returns it"], true)]
-    case .intentCall:
-      return [
-        ("target", ["oneOf": [pointer, ["type": "object", "properties": ["id": ["type": "string", "pattern": "^[0-9a-f]{16}$"]], "required": ["id"]]]], false),
-        ("intent", ["type": "string"], true),
-        ("params", ["type": "object"], false),
-        ("wait", ["enum": ["committed", "settled"]], false),
-      ]
-    case .stateWatch: return [("path", pointer, false), ("since", revision, false)]
-    case .eventsWatch: return [("path", pointer, false), ("types", ["type": "array", "items": ["type": "string"]], false)]
-    case .watchCancel: return [("subscription", ["type": "integer"], true)]
-    case .historyChanges: return [("since", revision, false), ("limit", ["type": "integer", "minimum": 1, "maximum": .int(Int64(RequestHandler.maxHistoryPage))], false)]
-    case .stateAt: return [("revision", revision, true), ("path", pointer, false)]
-    }
+  /// The schemas of a method's `Params` and `Result`, each self-contained (no `$ref`).
+  static func schemas<Definition: ArborMethodDefinition>(of definition: Definition.Type) -> (params: JSONSchema, result: JSONSchema) {
+    var definitions = JSONSchemaDefinitions()
+    let params = definitions.schema(for: Definition.Params.self)
+    let result = definitions.schema(for: Definition.Result.self)
+    let named = definitions.definitions.mapValues(\.value)
+    return (JSONSchema(inline(params.value, named)), JSONSchema(inline(result.value, named)))
   }
 
-  var resultSchema: JSONValue {
-    let revision: JSONValue = ["type": "integer", "minimum": 0]
-    switch self {
-    case .discover: return ["type": "object"]
-    case .status:
-      return [
-        "type": "object",
-        "properties": ["undo": ["type": ["object", "null"], "description": "null when no model tracks undo", "properties": ["canUndo": ["type": "boolean"], "canRedo": ["type": "boolean"]], "required": ["canUndo", "canRedo"]]],
-        "required": ["name", "version", "protocol", "pid", "uptime", "revision", "clients", "subscriptions", "intentsPerSecond"],
-      ]
-    case .stateGet: return ["type": "object", "properties": ["revision": revision, "value": [:]], "required": ["revision", "value"]]
-    case .stateSnapshot: return ["type": "object", "required": ["format", "root", "schema", "revision", "createdAt", "state"]]
-    case .stateRestore: return ["type": "object", "properties": ["revision": revision], "required": ["revision"]]
-    case .intentCall:
-      return [
-        "type": "object", "properties": ["revision": revision, "result": [:], "firstRevision": revision, "commits": ["type": "integer", "minimum": 2]],
-        "required": ["revision", "result"],
-      ]
-    case .stateWatch: return ["type": "object", "properties": ["subscription": ["type": "integer"], "revision": revision, "value": [:]], "required": ["subscription", "revision"]]
-    case .eventsWatch: return ["type": "object", "properties": ["subscription": ["type": "integer"]], "required": ["subscription"]]
-    case .watchCancel: return ["type": "object", "properties": ["subscription": ["type": "integer"], "cancelled": ["type": "boolean"]]]
-    case .historyChanges: return ["type": "object", "properties": ["changes": ["type": "array"], "oldest": revision, "revision": revision, "next": [:]], "required": ["changes", "oldest", "revision", "next"]]
-    case .stateAt: return ["type": "object", "properties": ["revision": revision, "value": [:], "time": ["type": "string"]], "required": ["revision", "value"]]
-    case .historyUndo, .historyRedo:
-      return [
-        "type": "object",
-        "properties": ["revision": revision, "canUndo": ["type": "boolean"], "canRedo": ["type": "boolean"]],
-        "required": ["revision", "canUndo", "canRedo"],
-      ]
+  /// `schema` with each `{"$ref": "#/$defs/Name"}` replaced by that definition (with the
+  /// reference's own annotations kept). The protocol's types are not recursive.
+  static func inline(_ schema: JSONValue, _ definitions: [String: JSONValue], depth: Int = 0) -> JSONValue {
+    guard depth < 32 else { return schema }
+    switch schema {
+    case .object(var members):
+      if case .string(let reference)? = members["$ref"], reference.hasPrefix("#/$defs/"),
+        let definition = definitions[String(reference.dropFirst("#/$defs/".count))]
+      {
+        members["$ref"] = nil
+        guard case .object(var resolved) = inline(definition, definitions, depth: depth + 1) else { return definition }
+        for (key, value) in members { resolved[key] = value }
+        return .object(resolved)
+      }
+      return .object(members.mapValues { inline($0, definitions, depth: depth + 1) })
+    case .array(let items):
+      return .array(items.map { inline($0, definitions, depth: depth + 1) })
+    default:
+      return schema
     }
   }
 }

@@ -6,63 +6,25 @@ import Foundation
 /// The methods that read the store: `history.changes` and `state.at`. Their parameters are
 /// checked where the request arrived; the reading runs in a task, on GRDB's reader threads.
 extension RequestHandler {
-  /// The most revisions one `history.changes` returns.
-  static let maxHistoryPage = 10_000
-
-  /// The work of a method that reads the store, nil for every other method.
-  func deferred(_ method: Method, _ params: Params) throws(RPCError) -> (@Sendable () async -> Result<JSONValue, RPCError>)? {
-    switch method {
-    case .historyChanges:
-      let since = try params.revision("since")
-      let limit = try params.integer("limit") ?? 100
-      guard (1...Self.maxHistoryPage).contains(limit) else {
-        throw RPCError.invalidParams(
-          "parameter 'limit' of history.changes must be between 1 and \(Self.maxHistoryPage); it is \(limit)",
-          data: ["name": .string(ArborError.invalidParameter.name), "parameter": "limit", "expected": .string("an integer from 1 to \(Self.maxHistoryPage)")])
-      }
-      return { await self.historyChanges(since: since, limit: limit) }
-    case .stateAt:
-      guard let revision = try params.revision("revision") else {
-        throw params.missing("revision", expected: "a revision (an integer ≥ 0)")
-      }
-      let path = try params.pointer("path")
-      let current = host.revision
-      guard revision <= current else {
-        throw RPCError.invalidParams(
-          "'revision' is \(revision) but the tree is at revision \(current)",
-          data: ["name": .string(ArborError.invalidParameter.name), "parameter": "revision", "current": .int(Int64(current))])
-      }
-      return { await self.state(at: revision, path: path) }
-    default:
-      return nil
-    }
-  }
-
-  private func historyChanges(since: UInt64?, limit: Int) async -> Result<JSONValue, RPCError> {
+  /// `history.changes`: a page of the journal, read on GRDB's reader threads.
+  func historyChanges(_ page: HistoryChanges.Params) async -> Result<JSONValue, RPCError> {
+    let limit = page.limit ?? HistoryChanges.defaultLimit
     let current = host.revision
     do {
       // Revisions still waiting for the window of --fsync batch are written first.
       try await journal.writer.durable(through: current)
       let oldest = try journal.store.snapshotRevisions().first ?? current
-      let after = since ?? oldest
+      let after = page.since ?? oldest
       guard after >= oldest else { throw ArborErrors.revisionCompacted(since: after, oldest: oldest, current: current) }
-      let page = try await journal.store.journal(since: after, limit: limit + 1)
-      let entries = page.prefix(limit)
-      let changes: [JSONValue] = entries.map { entry in
-        [
-          "revision": .int(Int64(entry.revision)),
-          "time": .string(entry.time.formatted(Self.timeFormat)),
-          "intent": entry.intent.map(JSONValue.string) ?? .null,
-          "target": entry.target.map(JSONValue.string) ?? .null,
-          "patch": (try? JSONValueEncoder().encode(entry.patch)) ?? .null,
-        ]
+      let entries = try await journal.store.journal(since: after, limit: limit + 1)
+      let shown = entries.prefix(limit)
+      let changes = shown.map { entry in
+        HistoryChanges.Change(
+          revision: entry.revision, time: entry.time.formatted(Self.timeFormat), intent: entry.intent, target: entry.target, patch: entry.patch)
       }
-      var result: [String: JSONValue] = [
-        "changes": .array(changes), "oldest": .int(Int64(oldest)), "revision": .int(Int64(current)),
-      ]
       // Where the next page starts, when there is one.
-      result["next"] = page.count > limit ? entries.last.map { .int(Int64($0.revision)) } ?? .null : .null
-      return .success(.object(result))
+      let next = entries.count > limit ? shown.last?.revision : nil
+      return Self.encoded(HistoryChanges.Result(changes: changes, oldest: oldest, revision: current, next: next))
     } catch let error as RPCError {
       return .failure(error)
     } catch {
@@ -70,7 +32,8 @@ extension RequestHandler {
     }
   }
 
-  private func state(at revision: UInt64, path: JSONPointer) async -> Result<JSONValue, RPCError> {
+  /// `state.at`: the state at a past revision, rebuilt from the journal.
+  func state(at revision: UInt64, path: JSONPointer) async -> Result<JSONValue, RPCError> {
     do {
       try await journal.writer.durable(through: revision)
       guard let record = try await journal.store.state(at: revision) else {
@@ -78,7 +41,7 @@ extension RequestHandler {
         throw ArborErrors.revisionCompacted(since: revision, oldest: oldest, current: host.revision)
       }
       guard let value = try? path.resolve(in: record.state) else { throw ArborErrors.pathNotFound(path.description) }
-      return .success(["revision": .int(Int64(revision)), "value": value, "time": .string(record.createdAt.formatted(Self.timeFormat))])
+      return Self.encoded(StateAt.Result(revision: revision, value: value, time: record.createdAt.formatted(Self.timeFormat)))
     } catch let error as RPCError {
       return .failure(error)
     } catch {

@@ -54,6 +54,9 @@ final class RequestHandler: Sendable {
   /// Handles a request without suspending. Everything but an `async` intent is done here,
   /// on the connection's event loop; so is a synchronous intent, which runs to its end
   /// under the tree's lock (see Docs/Architecture.md, "Where requests run").
+  ///
+  /// Every method is routed by the one `switch` below: its parameters are read into its
+  /// `Params` type (`ArborRPC`), and its reply is built from its `Result` type.
   func handleNow(_ request: RPCRequest, connection: ConnectionContext, inBatch: Bool) -> Handling {
     guard let method = Method(rawValue: request.method) else {
       return .done(.failure(.methodNotFound(request.method, available: Method.allCases.map(\.rawValue))))
@@ -70,58 +73,106 @@ final class RequestHandler: Sendable {
       return .done(.failure(.invalidRequest("\(method.rawValue) cannot be part of a batch; send it on its own line")))
     }
     do throws(RPCError) {
-      let params = try Params(request, accepted: method.parameters)
-      if method == .intentCall {
-        let call = try IntentCall(params)
-        if call.wait == .settled { return .later { await self.finish(call) } }
-        stats.intentStarted()
-        let outcome: IntentOutcome?
-        let started = ContinuousClock.now
-        defer { reportIfSlow(call, ran: ContinuousClock.now - started) }
-        do {
-          outcome = try host.callSynchronously(call.intent, on: call.target, parameters: call.arguments)
-        } catch {
-          stats.intentFinished()
-          throw Self.rpcError(error)
+      let params = try RequestParams(request, accepted: method.parameters)
+      switch method {
+      case .discover:
+        return .done(.success(discovery.document))
+      case .status:
+        return try .reply(status())
+      case .stateGet:
+        return try .reply(stateGet(StateGet.Params(params), params))
+      case .stateSnapshot:
+        return try .reply(snapshot())
+      case .stateRestore:
+        let result = try restore(params)
+        return try repliesWaitForDisk ? .durable(revision: result.revision, Self.encode(result)) : .reply(result)
+      case .intentCall:
+        return try callIntent(IntentInvocation(IntentCall.Params(params)))
+      case .stateWatch:
+        return try watchState(StateWatchMethod.Params(params), params, request: request, connection: connection)
+      case .eventsWatch:
+        let watch = try EventsWatch.Params(params)
+        let scope = try params.pointer(watch.path)
+        hub.watchEvents(outbox: connection.outbox, scope: scope, types: watch.types.map(Set.init)) { result in
+          Self.replyLine(id: request.id, result: .object(result))
         }
-        // An `async` intent did not run here: `finish` counts it when it does.
-        stats.intentFinished(counted: outcome != nil)
-        guard let outcome else { return .later { await self.finish(call) } }
-        if outcome.discarded { throw ArborErrors.superseded(intent: call.intent) }
-        let reply = outcome.reply
-        return repliesWaitForDisk ? .durable(revision: outcome.revision, reply) : .done(.success(reply))
+        return .done(nil)
+      case .watchCancel:
+        let cancel = try WatchCancel.Params(params)
+        guard hub.cancel(subscription: cancel.subscription, of: connection.outbox) else {
+          throw ArborErrors.subscriptionNotFound(cancel.subscription)
+        }
+        return try .reply(WatchCancel.Result(subscription: cancel.subscription))
+      case .historyChanges:
+        let page = try HistoryChanges.Params(params)
+        return .later { await self.historyChanges(page) }
+      case .stateAt:
+        let at = try StateAt.Params(params)
+        let path = try params.pointer(at.path)
+        let current = host.revision
+        guard at.revision <= current else { throw .revisionAhead(parameter: "revision", revision: at.revision, current: current) }
+        return .later { await self.state(at: at.revision, path: path) }
+      case .historyUndo:
+        return try .reply(undo(redo: false))
+      case .historyRedo:
+        return try .reply(undo(redo: true))
       }
-      if let work = try deferred(method, params) { return .later(work) }
-      if method == .stateWatch, let since = try params.revision("since"), since < hub.revision,
-        case let scope = try params.pointer("path"), since < hub.oldestReplayable || !scope.tokens.isEmpty
-      {
-        // Older than the hub's history (the daemon restarted since), or a path, whose
-        // replay starts from the state at `since`: read back from the journal.
-        let outbox = connection.outbox
-        return .later { await self.resumeWatch(since: since, scope: scope, outbox: outbox, id: request.id) }
-      }
-      let result = try run(method, params, request: request, connection: connection)
-      if method == .stateRestore, repliesWaitForDisk, case .object(let members)? = result, case .int(let revision)? = members["revision"] {
-        return .durable(revision: UInt64(revision), .object(members))
-      }
-      return .done(result.map { .success($0) })
     } catch {
       return .done(.failure(error))
     }
+  }
+
+  /// `intent.call`: a synchronous intent runs here, under the tree's lock; an `async` one,
+  /// or any call that waits until settled, runs later in a task.
+  private func callIntent(_ call: IntentInvocation) throws(RPCError) -> Handling {
+    if call.wait == .settled { return .later { await self.finish(call) } }
+    stats.intentStarted()
+    let outcome: IntentOutcome?
+    let started = ContinuousClock.now
+    defer { reportIfSlow(call, ran: ContinuousClock.now - started) }
+    do {
+      outcome = try host.callSynchronously(call.intent, on: call.target, parameters: call.arguments)
+    } catch {
+      stats.intentFinished()
+      throw Self.rpcError(error)
+    }
+    // An `async` intent did not run here: `finish` counts it when it does.
+    stats.intentFinished(counted: outcome != nil)
+    guard let outcome else { return .later { await self.finish(call) } }
+    if outcome.discarded { throw ArborErrors.superseded(intent: call.intent) }
+    let reply = try Self.encode(outcome.rpcResult)
+    return repliesWaitForDisk ? .durable(revision: outcome.revision, reply) : .done(.success(reply))
+  }
+
+  /// `state.watch`: queues its own reply, ahead of its notifications.
+  private func watchState(
+    _ watch: StateWatchMethod.Params, _ params: RequestParams, request: RPCRequest, connection: ConnectionContext
+  ) throws(RPCError) -> Handling {
+    let scope = try params.pointer(watch.path)
+    if let since = watch.since, since < hub.revision, since < hub.oldestReplayable || !scope.tokens.isEmpty {
+      // Older than the hub's history (the daemon restarted since), or a path, whose
+      // replay starts from the state at `since`: read back from the journal.
+      let outbox = connection.outbox
+      return .later { await self.resumeWatch(since: since, scope: scope, outbox: outbox, id: request.id) }
+    }
+    try hub.watchState(outbox: connection.outbox, scope: scope, since: watch.since, treeRevision: host.revision) { result in
+      Self.replyLine(id: request.id, result: .object(result))
+    }
+    return .done(nil)
   }
 
   /// A synchronous intent runs on the event loop under the tree's lock: one that runs
   /// longer than this delays every other request by as much, and is logged.
   static let slowIntent = Duration.milliseconds(100)
 
-  private func reportIfSlow(_ call: IntentCall, ran: Duration) {
+  private func reportIfSlow(_ call: IntentInvocation, ran: Duration) {
     guard ran >= Self.slowIntent else { return }
     logger.warning(
       "the synchronous intent \(call.intent) on \(call.target.spelling.isEmpty ? "the root" : call.target.spelling) ran for \(ran.formatted(.units(allowed: [.milliseconds]))) on an event loop, holding the tree: every other request waited as long. Move slow work out of the transaction: make it async, or start it with node.task")
   }
 
   /// Runs an `async` intent to the end of its synchronous part.
-  func finish(_ call: IntentCall) async -> Result<JSONValue, RPCError> {
+  func finish(_ call: IntentInvocation) async -> Result<JSONValue, RPCError> {
     stats.intentStarted()
     defer { stats.intentFinished() }
     do {
@@ -134,7 +185,7 @@ final class RequestHandler: Sendable {
           return .failure(ArborErrors.notDurable(revision: outcome.revision, error))
         }
       }
-      return .success(outcome.reply)
+      return Self.encoded(outcome.rpcResult)
     } catch {
       return .failure(Self.rpcError(error))
     }
@@ -165,68 +216,45 @@ final class RequestHandler: Sendable {
     return RPCError.internalError("\(error)")
   }
 
-  /// Every method but `intent.call`; `nil` for the watches, which queue their own reply.
-  private func run(_ method: Method, _ params: Params, request: RPCRequest, connection: ConnectionContext) throws(RPCError) -> JSONValue? {
-    switch method {
-    case .discover:
-      return discovery.document
-    case .status:
-      return status()
-    case .stateGet:
-      let path = try params.pointer("path")
-      let (revision, state) = try readState()
-      guard let value = try? path.resolve(in: state) else { throw ArborErrors.pathNotFound(path.description) }
-      return ["revision": .int(Int64(revision)), "value": value]
-    case .stateSnapshot:
-      do {
-        return try JSONValue(parsing: host.snapshotData())
-      } catch {
-        throw RPCError.internalError("the snapshot could not be taken: \(error)")
-      }
-    case .stateRestore:
-      guard let raw = params.members["record"] else { throw params.missing("record", expected: "a snapshot record object") }
-      let record: SnapshotRecord
-      do {
-        record = try JSONValueDecoder().decode(SnapshotRecord.self, from: raw)
-      } catch {
-        throw ArborErrors.snapshotRejected("it is not a snapshot record: \(error)")
-      }
-      do {
-        let revision = try host.restore(record)
-        logger.notice("state restored from a record of revision \(record.revision); now at revision \(revision)")
-        onRestore()
-        return ["revision": .int(Int64(revision))]
-      } catch {
-        throw ArborErrors.snapshotRejected("\(error)")
-      }
-    case .historyUndo:
-      return try undo(redo: false)
-    case .historyRedo:
-      return try undo(redo: true)
-    case .intentCall, .historyChanges, .stateAt:
-      preconditionFailure("\(method.rawValue) is handled by handleNow or deferred")
-    case .stateWatch:
-      let path = try params.pointer("path")
-      let since = try params.revision("since")
-      try hub.watchState(outbox: connection.outbox, scope: path, since: since, treeRevision: host.revision) { result in
-        Self.replyLine(id: request.id, result: .object(result))
-      }
-      return nil
-    case .eventsWatch:
-      let path = try params.pointer("path")
-      let types = try params.strings("types").map(Set.init)
-      hub.watchEvents(outbox: connection.outbox, scope: path, types: types) { result in
-        Self.replyLine(id: request.id, result: .object(result))
-      }
-      return nil
-    case .watchCancel:
-      guard let subscription = try params.integer("subscription") else {
-        throw params.missing("subscription", expected: "the number a watch replied with")
-      }
-      guard hub.cancel(subscription: subscription, of: connection.outbox) else {
-        throw ArborErrors.subscriptionNotFound(subscription)
-      }
-      return ["subscription": .int(Int64(subscription)), "cancelled": true]
+  private func stateGet(_ get: StateGet.Params, _ params: RequestParams) throws(RPCError) -> StateGet.Result {
+    let path = try params.pointer(get.path)
+    let (revision, state) = try readState()
+    guard let value = try? path.resolve(in: state) else { throw ArborErrors.pathNotFound(path.description) }
+    return StateGet.Result(revision: revision, value: value)
+  }
+
+  private func snapshot() throws(RPCError) -> StateSnapshot.Record {
+    let record: JSONValue
+    do {
+      record = try JSONValue(parsing: host.snapshotData())
+    } catch {
+      throw RPCError.internalError("the snapshot could not be taken: \(error)")
+    }
+    // The record's own JSON, taken apart without a copy of the state.
+    guard case .object(let members) = record, case .int(let format)? = members["format"], case .string(let root)? = members["root"],
+      case .string(let schema)? = members["schema"], case .int(let revision)? = members["revision"],
+      case .string(let createdAt)? = members["createdAt"], let state = members["state"]
+    else { throw RPCError.internalError("the snapshot record has an unexpected shape") }
+    return StateSnapshot.Record(format: Int(format), root: root, schema: schema, revision: UInt64(revision), createdAt: createdAt, state: state)
+  }
+
+  /// `state.restore`: its `record` is decoded into `Arbor`'s `SnapshotRecord`, the Swift
+  /// form of `StateRestore.Params.record`, whose refusals say what is wrong and where.
+  private func restore(_ params: RequestParams) throws(RPCError) -> StateRestore.Result {
+    guard let raw = params.members["record"] else { throw params.missing("record", expected: "a snapshot record object") }
+    let record: SnapshotRecord
+    do {
+      record = try JSONValueDecoder().decode(SnapshotRecord.self, from: raw)
+    } catch {
+      throw ArborErrors.snapshotRejected("it is not a snapshot record: \(error)")
+    }
+    do {
+      let revision = try host.restore(record)
+      logger.notice("state restored from a record of revision \(record.revision); now at revision \(revision)")
+      onRestore()
+      return StateRestore.Result(revision: revision)
+    } catch {
+      throw ArborErrors.snapshotRejected("\(error)")
     }
   }
 
@@ -238,23 +266,34 @@ final class RequestHandler: Sendable {
     }
   }
 
-  private func status() -> JSONValue {
+  private func status() throws(RPCError) -> DaemonStatus.Result {
     let snapshot = stats.snapshot()
-    return [
-      "name": .string(name),
-      "version": .string(ArborDaemonVersion.current),
-      "protocol": .int(Int64(ArborProtocol.version)),
-      "pid": .int(Int64(getpid())),
-      "root": .string(host.rootType),
-      "uptime": .double((snapshot.uptime * 1000).rounded() / 1000),
-      "revision": .int(Int64(host.revision)),
-      "clients": .int(Int64(snapshot.clients)),
-      "subscriptions": .int(Int64(hub.subscriptionCount)),
-      "intentsPerSecond": .double((snapshot.intentsPerSecond * 10).rounded() / 10),
-      "intentsInFlight": .int(Int64(snapshot.intentsInFlight)),
-      "journal": journal.status,
-      "undo": undoStatus,
-    ]
+    let journalStatus: DaemonStatus.Journal
+    do {
+      // The journal reports its figures as JSON (`DaemonJournal.status`).
+      journalStatus = try JSONValueDecoder().decode(DaemonStatus.Journal.self, from: journal.status)
+    } catch {
+      throw RPCError.internalError("the journal's status does not read as DaemonStatus.Journal: \(error)")
+    }
+    return DaemonStatus.Result(
+      name: name, version: ArborDaemonVersion.current, protocol: ArborProtocol.version, pid: Int(getpid()), root: host.rootType,
+      uptime: (snapshot.uptime * 1000).rounded() / 1000, revision: host.revision, clients: snapshot.clients,
+      subscriptions: hub.subscriptionCount, intentsPerSecond: (snapshot.intentsPerSecond * 10).rounded() / 10,
+      intentsInFlight: snapshot.intentsInFlight, journal: journalStatus, undo: undoStatus)
+  }
+
+  /// A result as the JSON of a reply.
+  static func encode<Result: Encodable>(_ result: Result) throws(RPCError) -> JSONValue {
+    do {
+      return try JSONValueEncoder().encode(result)
+    } catch {
+      throw RPCError.internalError("the reply could not be encoded: \(error)")
+    }
+  }
+
+  /// A result as the outcome of a request.
+  static func encoded<Result: Encodable>(_ result: Result) -> Swift.Result<JSONValue, RPCError> {
+    Swift.Result { () throws(RPCError) in try encode(result) }
   }
 
   static func replyLine(id: RPCID?, result: JSONValue) -> [UInt8] {
@@ -268,37 +307,37 @@ extension IntentError {
   var rpcError: RPCError {
     switch self {
     case .unknownTarget(let target):
-      return RPCError(
-        code: ArborErrorCode.targetNotFound, name: ArborError.targetNotFound.name, message: description,
-        details: ["target": .string(target)])
+      return .targetNotFound(target, message: description)
     case .unknownIntent(let intent, let modelType, let available):
-      return RPCError(
-        code: ArborErrorCode.intentNotFound, name: ArborError.intentNotFound.name, message: description,
-        details: ["intent": .string(intent), "modelType": .string(modelType), "available": .array(available.map(JSONValue.string))])
+      return .intentNotFound(intent, modelType: modelType, available: available, message: description)
     case .parametersNotAnObject(let intent, _):
-      return RPCError(
-        code: ArborErrorCode.invalidParameter, name: ArborError.invalidParameter.name, message: description,
-        details: ["intent": .string(intent)])
+      return .invalidIntentParameter(intent: intent, message: description)
     case .unknownParameter(let intent, let parameter, let accepted):
-      return RPCError(
-        code: ArborErrorCode.invalidParameter, name: ArborError.invalidParameter.name, message: description,
-        details: ["intent": .string(intent), "parameter": .string(parameter), "accepted": .array(accepted.map(JSONValue.string))])
+      return .invalidIntentParameter(intent: intent, parameter: parameter, accepted: accepted, message: description)
     case .missingParameter(let intent, let parameter):
-      return RPCError(
-        code: ArborErrorCode.invalidParameter, name: ArborError.invalidParameter.name, message: description,
-        details: ["intent": .string(intent), "parameter": .string(parameter)])
+      return .invalidIntentParameter(intent: intent, parameter: parameter, message: description)
     case .invalidParameter(let intent, let parameter, let reason):
-      return RPCError(
-        code: ArborErrorCode.invalidParameter, name: ArborError.invalidParameter.name, message: description,
-        details: ["intent": .string(intent), "parameter": .string(parameter), "reason": .string(reason)])
+      return .invalidIntentParameter(intent: intent, parameter: parameter, reason: reason, message: description)
     case .failed(let intent, let errorType, let message):
-      return RPCError(
-        code: ArborErrorCode.intentFailed, name: ArborError.intentFailed.name, message: description,
-        details: ["intent": .string(intent), "errorType": .string(errorType), "error": .string(message)])
+      return .intentFailed(intent: intent, errorType: errorType, error: message, message: description)
     case .resultNotEncodable(let intent, let reason):
-      return RPCError(
-        code: ArborErrorCode.intentFailed, name: ArborError.intentFailed.name, message: description,
-        details: ["intent": .string(intent), "reason": .string(reason)])
+      return .intentFailed(intent: intent, reason: reason, message: description)
     }
+  }
+}
+
+extension IntentOutcome {
+  /// The reply of `intent.call`: `firstRevision` and `commits` when the intent committed
+  /// more than one revision.
+  var rpcResult: IntentCall.Result {
+    guard commits > 1, let firstRevision else { return IntentCall.Result(revision: revision, result: result) }
+    return IntentCall.Result(revision: revision, result: result, firstRevision: firstRevision, commits: commits)
+  }
+}
+
+extension RequestHandler.Handling {
+  /// Done, replying `result`.
+  static func reply<Result: Encodable>(_ result: Result) throws(RPCError) -> Self {
+    .done(.success(try RequestHandler.encode(result)))
   }
 }

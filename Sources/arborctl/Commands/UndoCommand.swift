@@ -25,10 +25,12 @@ struct RedoCommand: AsyncParsableCommand {
 enum UndoStep {
   static func run(_ method: ArborMethod, connection: ConnectionOptions) async throws {
     do {
-      let reply = try await connection.withConnection { try await $0.call(method) }
-      if connection.printsJSON { return Output.json(reply) }
-      func yes(_ key: String) -> String { reply[key]?.boolValue == true ? "yes" : "no" }
-      print("\(Style.revision("revision \(Output.text(reply["revision"] ?? .null))")) \(Style.dim("(can undo: \(yes("canUndo")), can redo: \(yes("canRedo")))"))")
+      let reply = try await connection.withConnection { connection in
+        try await method == .historyRedo ? connection.call(HistoryRedo.self) : connection.call(HistoryUndo.self)
+      }
+      if connection.printsJSON { return Output.json((try? JSONValueEncoder().encode(reply)) ?? .null) }
+      func yes(_ flag: Bool) -> String { flag ? "yes" : "no" }
+      print("\(Style.revision("revision \(reply.revision)")) \(Style.dim("(can undo: \(yes(reply.canUndo)), can redo: \(yes(reply.canRedo)))"))")
     } catch let failure as CommandFailure {
       throw Arborctl.fail(failure, json: connection.json)
     }

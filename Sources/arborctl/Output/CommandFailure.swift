@@ -41,7 +41,7 @@ struct CommandFailure: Error, CustomStringConvertible {
       }
     case .connectionClosed:
       self.init(.cannotConnect, "the daemon closed the connection")
-    case .malformedReply, .watchClosed, .patchFailed:
+    case .malformedReply, .watchClosed, .patchFailed, .unencodableParams:
       self.init(.daemonError, error.description)
     }
   }

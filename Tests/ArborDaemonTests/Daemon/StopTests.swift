@@ -15,30 +15,39 @@ import Testing
 @Suite struct StopTests {
   @Test func sigtermLetsARunningIntentFinishAndKeepsItsWrite() async throws {
     let directory = try DaemonHarness.temporaryDirectory()
-    let finishing = 600
-    var stopTook = Duration.zero
+    let release = directory + "/release-the-intent"
+    var afterRelease = Duration.zero
+    var waitedFor = Duration.zero
     let (_, status) = try await withDaemon(binary: DaemonHarness.fixtureBinary(), directory: directory) { daemon, execution in
       let client = try await daemon.connect()
       let observer = try await daemon.connect()
-      let reply = Task { try await client.call(.intentCall, ["intent": "finishLater", "params": ["milliseconds": .int(Int64(finishing))]]) }
+      let reply = Task { try await client.call(.intentCall, ["intent": "finishWhenFileExists", "params": ["path": .string(release)]]) }
       try await eventually("the intent to be running") {
         try await observer.call(.status)["intentsInFlight"]?.intValue == 1
       }
-      let signalled = ContinuousClock.now
       try execution.send(signal: .terminate)
-      // Answered although the daemon is stopping: it ran to its end.
+      // The daemon waits for the intent: still running a while after the signal.
+      let signalled = ContinuousClock.now
+      try await Task.sleep(for: .milliseconds(300))
+      #expect(Self.isRunning(daemon.pid), "the daemon stopped while an intent ran")
+      waitedFor = ContinuousClock.now - signalled
+      // Released: the intent ends, is answered, and the daemon exits right after.
+      let released = ContinuousClock.now
+      #expect(FileManager.default.createFile(atPath: release, contents: nil))
       let answered = try await withDeadline("the running intent's reply") { try await reply.value }
       #expect(answered["revision"] == 1, "\(answered)")
       try await withDeadline("the daemon to exit") {
         // Exited: gone, or a zombie until the harness collects its status.
         while Self.isRunning(daemon.pid) { try await Task.sleep(for: .milliseconds(5)) }
       }
-      stopTook = ContinuousClock.now - signalled
+      afterRelease = ContinuousClock.now - released
     }
     #expect(status == .exited(0))
     // Woken when the intent ended: well under the 10 s the stop allows running intents.
-    #expect(stopTook < .seconds(5), "the stop took \(stopTook)")
-    print("SIGTERM with an intent of \(finishing) ms running: exited after \(stopTook.formatted(.units(allowed: [.milliseconds])))")
+    #expect(afterRelease < .seconds(5), "the daemon exited \(afterRelease) after the intent could end")
+    print(
+      "SIGTERM with an intent running: still serving it after \(waitedFor.formatted(.units(allowed: [.milliseconds]))), exited \(afterRelease.formatted(.units(allowed: [.milliseconds]))) after it could end"
+    )
     // The write the intent made while the daemon stopped is kept.
     try await withDaemon(binary: DaemonHarness.fixtureBinary(), directory: directory) { daemon, _ in
       let client = try await daemon.connect()

@@ -18,10 +18,12 @@ import Logging
     }
   }
 
-  /// Waits `milliseconds` without holding anything, then adds 100: an `async` intent still
-  /// running when the daemon is asked to stop.
-  @Intent func finishLater(milliseconds: Int) async {
-    try? await Task.sleep(for: .milliseconds(max(0, milliseconds)))
+  /// Waits, without holding anything, until a file exists at `path` (the test creates it),
+  /// then adds 100: an `async` intent still running when the daemon is asked to stop.
+  @Intent func finishWhenFileExists(path: String) async {
+    while !FileManager.default.fileExists(atPath: path) {
+      try? await Task.sleep(for: .milliseconds(5))
+    }
     value += 100
   }
 }

@@ -1,0 +1,220 @@
+import ArborJSON
+
+/// `rpc.discover`: the OpenRPC 1.3 document of the daemon.
+///
+/// ```swift
+/// let document = try await client.call(RPCDiscover.self, NoParams())
+/// print(document.methods.map(\.name))
+/// ```
+public enum RPCDiscover: ArborMethodDefinition {
+  public typealias Params = NoParams
+  public typealias Result = OpenRPCDocument
+  public static var method: ArborMethod { .discover }
+  public static var summary: String { "This document." }
+}
+
+/// `daemon.status`: the daemon's name, version, figures, journal and undo state.
+///
+/// ```swift
+/// let status = try await client.call(DaemonStatus.self, NoParams())
+/// print(status.revision, status.journal.writes)
+/// ```
+public enum DaemonStatus: ArborMethodDefinition {
+  public typealias Params = NoParams
+  public static var method: ArborMethod { .status }
+  public static var summary: String {
+    "The daemon's name, version, pid, uptime, revision, clients, subscriptions, intent rate, journal and undo state."
+  }
+
+  /// What `daemon.status` replies.
+  ///
+  /// ```swift
+  /// let status = try await client.call(DaemonStatus.self, NoParams())
+  /// print("\(status.name) \(status.version), protocol \(status.protocol)")
+  /// ```
+  public struct Result: Codable, Sendable, Hashable {
+    /// The daemon's name, such as `counterfactd`.
+    public var name: String
+    /// Arbor's release.
+    public var version: String
+    /// The protocol's version (``ArborProtocol/version``).
+    public var `protocol`: Int
+    public var pid: Int
+    /// The root model's type name.
+    public var root: String
+    /// Seconds since the daemon started, to the millisecond.
+    public var uptime: Double
+    public var revision: Revision
+    public var clients: Int
+    public var subscriptions: Int
+    /// Intents per second over the last 10 s, to a tenth.
+    public var intentsPerSecond: Double
+    public var intentsInFlight: Int
+    public var journal: Journal
+    /// Nil (`null` on the wire) when no model of the tree tracks undo.
+    public var undo: Undo?
+
+    /// A status, as the daemon builds it.
+    ///
+    /// ```swift
+    /// let status = DaemonStatus.Result(name: "d", version: "0.1.0", protocol: 1, pid: 1, root: "App", uptime: 1, revision: 0,
+    ///   clients: 1, subscriptions: 0, intentsPerSecond: 0, intentsInFlight: 0, journal: journal, undo: nil)
+    /// ```
+    public init(
+      name: String, version: String, protocol: Int, pid: Int, root: String, uptime: Double, revision: Revision, clients: Int,
+      subscriptions: Int, intentsPerSecond: Double, intentsInFlight: Int, journal: Journal, undo: Undo?
+    ) {
+      self.name = name
+      self.version = version
+      self.protocol = `protocol`
+      self.pid = pid
+      self.root = root
+      self.uptime = uptime
+      self.revision = revision
+      self.clients = clients
+      self.subscriptions = subscriptions
+      self.intentsPerSecond = intentsPerSecond
+      self.intentsInFlight = intentsInFlight
+      self.journal = journal
+      self.undo = undo
+    }
+
+    enum CodingKeys: String, CodingKey {
+      case name, version, `protocol`, pid, root, uptime, revision, clients, subscriptions, intentsPerSecond, intentsInFlight, journal, undo
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(name, forKey: .name)
+      try container.encode(version, forKey: .version)
+      try container.encode(`protocol`, forKey: .protocol)
+      try container.encode(pid, forKey: .pid)
+      try container.encode(root, forKey: .root)
+      try container.encode(uptime, forKey: .uptime)
+      try container.encode(revision, forKey: .revision)
+      try container.encode(clients, forKey: .clients)
+      try container.encode(subscriptions, forKey: .subscriptions)
+      try container.encode(intentsPerSecond, forKey: .intentsPerSecond)
+      try container.encode(intentsInFlight, forKey: .intentsInFlight)
+      try container.encode(journal, forKey: .journal)
+      try container.encodeOrNull(undo, forKey: .undo)
+    }
+  }
+
+  /// The store, under `journal` (see `Docs/Operations.md`).
+  ///
+  /// ```swift
+  /// if status.journal.writes == "refused" { print(status.journal.refusal?.reason ?? "") }
+  /// ```
+  public struct Journal: Codable, Sendable, Hashable {
+    public var file: String
+    /// `always`, `batch` or `never`.
+    public var fsync: String
+    /// The database and its log, in bytes.
+    public var bytes: Int
+    public var writtenRevision: Revision
+    public var transactions: Int
+    /// Revisions committed and not yet written.
+    public var lag: Int
+    public var snapshotRevision: Revision
+    public var snapshotsSaved: Int
+    /// The oldest revision whose state can be read back; nil (`null`) when none can.
+    public var oldestRevision: Revision?
+    /// `accepted` or `refused`.
+    public var writes: String
+    /// Why writes are refused, when they are.
+    public var refusal: Refusal?
+    /// The last failure to write, when there is one.
+    public var error: String?
+
+    /// The journal's figures.
+    ///
+    /// ```swift
+    /// let journal = DaemonStatus.Journal(file: "/var/lib/d.sqlite", fsync: "batch", bytes: 0, writtenRevision: 0, transactions: 0,
+    ///   lag: 0, snapshotRevision: 0, snapshotsSaved: 0, oldestRevision: 0, writes: "accepted")
+    /// ```
+    public init(
+      file: String, fsync: String, bytes: Int, writtenRevision: Revision, transactions: Int, lag: Int, snapshotRevision: Revision,
+      snapshotsSaved: Int, oldestRevision: Revision?, writes: String, refusal: Refusal? = nil, error: String? = nil
+    ) {
+      self.file = file
+      self.fsync = fsync
+      self.bytes = bytes
+      self.writtenRevision = writtenRevision
+      self.transactions = transactions
+      self.lag = lag
+      self.snapshotRevision = snapshotRevision
+      self.snapshotsSaved = snapshotsSaved
+      self.oldestRevision = oldestRevision
+      self.writes = writes
+      self.refusal = refusal
+      self.error = error
+    }
+
+    enum CodingKeys: String, CodingKey {
+      case file, fsync, bytes, writtenRevision, transactions, lag, snapshotRevision, snapshotsSaved, oldestRevision, writes, refusal, error
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(file, forKey: .file)
+      try container.encode(fsync, forKey: .fsync)
+      try container.encode(bytes, forKey: .bytes)
+      try container.encode(writtenRevision, forKey: .writtenRevision)
+      try container.encode(transactions, forKey: .transactions)
+      try container.encode(lag, forKey: .lag)
+      try container.encode(snapshotRevision, forKey: .snapshotRevision)
+      try container.encode(snapshotsSaved, forKey: .snapshotsSaved)
+      try container.encodeOrNull(oldestRevision, forKey: .oldestRevision)
+      try container.encode(writes, forKey: .writes)
+      try container.encodeIfPresent(refusal, forKey: .refusal)
+      try container.encodeIfPresent(error, forKey: .error)
+    }
+  }
+
+  /// Why the journal refuses writes (`Docs/Operations.md`, *When the disk fails*).
+  ///
+  /// ```swift
+  /// let refusal = DaemonStatus.Refusal(cause: "full", reason: "the disk is full", held: 3, writtenRevision: 40)
+  /// ```
+  public struct Refusal: Codable, Sendable, Hashable {
+    /// `full`, `readOnly`, `busy`, `replaced`, `io` or `snapshot`.
+    public var cause: String
+    public var reason: String
+    /// Revisions held in memory, not written.
+    public var held: Int
+    public var writtenRevision: Revision
+
+    /// A refusal.
+    ///
+    /// ```swift
+    /// let refusal = DaemonStatus.Refusal(cause: "io", reason: "I/O error", held: 1, writtenRevision: 9)
+    /// ```
+    public init(cause: String, reason: String, held: Int, writtenRevision: Revision) {
+      self.cause = cause
+      self.reason = reason
+      self.held = held
+      self.writtenRevision = writtenRevision
+    }
+  }
+
+  /// Whether a step can be undone or redone, under `undo`.
+  ///
+  /// ```swift
+  /// if status.undo?.canUndo == true { print("undo is possible") }
+  /// ```
+  public struct Undo: Codable, Sendable, Hashable {
+    public var canUndo: Bool
+    public var canRedo: Bool
+
+    /// The undo system's state.
+    ///
+    /// ```swift
+    /// let undo = DaemonStatus.Undo(canUndo: true, canRedo: false)
+    /// ```
+    public init(canUndo: Bool, canRedo: Bool) {
+      self.canUndo = canUndo
+      self.canRedo = canRedo
+    }
+  }
+}
