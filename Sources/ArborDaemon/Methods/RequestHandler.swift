@@ -140,7 +140,7 @@ final class RequestHandler: Sendable {
     stats.intentFinished(counted: outcome != nil)
     guard let outcome else { return .later { await self.finish(call) } }
     if outcome.discarded { throw ArborErrors.superseded(intent: call.intent) }
-    let reply = try Self.encode(outcome.rpcResult)
+    let reply = outcome.rpcResult.jsonValue
     return repliesWaitForDisk ? .durable(revision: outcome.revision, reply) : .done(.success(reply))
   }
 
@@ -185,7 +185,7 @@ final class RequestHandler: Sendable {
           return .failure(ArborErrors.notDurable(revision: outcome.revision, error))
         }
       }
-      return Self.encoded(outcome.rpcResult)
+      return .success(outcome.rpcResult.jsonValue)
     } catch {
       return .failure(Self.rpcError(error))
     }

@@ -128,5 +128,15 @@ public enum IntentCall: ArborMethodDefinition {
       self.firstRevision = firstRevision
       self.commits = commits
     }
+
+    /// The result as the reply carries it, built without an encoder: the reply of every
+    /// intent call is on the daemon's hot path. Equal to what `JSONValueEncoder` makes of
+    /// it (a test checks both shapes).
+    public var jsonValue: JSONValue {
+      var members: [String: JSONValue] = ["revision": .int(Int64(revision)), "result": result]
+      if let firstRevision { members["firstRevision"] = .int(Int64(firstRevision)) }
+      if let commits { members["commits"] = .int(Int64(commits)) }
+      return .object(members)
+    }
   }
 }

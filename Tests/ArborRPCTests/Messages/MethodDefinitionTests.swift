@@ -42,6 +42,16 @@ import Testing
     try roundTrip(Definition.Params.self, json)
   }
 
+  /// The intent reply the daemon builds by hand (its hot path) is what the encoder writes.
+  @Test func anIntentCallsResultBuiltByHandIsWhatTheEncoderWrites() throws {
+    for result in [
+      IntentCall.Result(revision: 7, result: nil), IntentCall.Result(revision: 7, result: ["a": [1, "b"]]),
+      IntentCall.Result(revision: 9, result: 42, firstRevision: 5, commits: 3),
+    ] {
+      #expect(result.jsonValue == (try JSONValueEncoder().encode(result)), "\(result)")
+    }
+  }
+
   @Test func membersTheDaemonAlwaysSendsAreWrittenAsNull() throws {
     let journal = DaemonStatus.Journal(
       file: "/s", fsync: "batch", bytes: 1, writtenRevision: 2, transactions: 3, lag: 0, snapshotRevision: 0, snapshotsSaved: 1,
