@@ -1,4 +1,5 @@
 import ArborLocking
+import Synchronization
 
 /// What handling one delivered event needs besides the event: the work of the intent that
 /// sent it (a settled call waits for the handler) and the cause its writes carry.
@@ -16,13 +17,13 @@ struct EventHandling: Sendable {
   init?(_ delivery: EventDelivery) {
     let source = delivery.source._$anyContext
     let traced = delivery.senderTrace != nil
-    // The sender's path as it is now, read with whether anyone records, in one lock.
-    let (recording, path): (Bool, ModelPath?) = source.withLock {
-      let recording = source.tree?.isRecording ?? false
-      return (recording, recording || traced ? source.pathFromRoot() : nil)
-    }
-    guard recording || traced || delivery.hold != nil else { return nil }
+    // Nothing to do, and no lock taken, for a tree whose change sets nobody follows and an
+    // event no intent call sent: a model outside a daemon pays one atomic load.
+    let followed = source.tree?.changeSetsFollowed.load(ordering: .relaxed) ?? false
+    guard followed || traced || delivery.hold != nil else { return nil }
     hold = delivery.hold
+    // The sender's path as it is now.
+    let path = source.withLock { source.pathFromRoot() }
     // The names are read outside the lock: describing an event may run the user's code.
     let name = eventTypeName(of: delivery.event) + "." + eventCaseName(of: delivery.event)
     cause = ChangeCause(intent: "event:" + name, target: path?.description ?? "", trace: delivery.senderTrace)
@@ -53,16 +54,28 @@ struct EventHandling: Sendable {
 /// one after the other; the lock only makes that visible to the compiler.
 final class EventHandlingSlot: Sendable {
   private let slot = LockedState<EventHandling?>(nil)
+  /// Whether the slot holds something: an element with no handling (the usual case
+  /// outside a daemon) costs an atomic load, not a lock.
+  private let filled = Atomic<Bool>(false)
 
   func put(_ handling: EventHandling?) {
+    guard handling != nil || filled.load(ordering: .relaxed) else { return }
     let previous = slot.withLock { slot in
       defer { slot = handling }
       return slot
     }
+    filled.store(handling != nil, ordering: .relaxed)
     previous?.hold?.release()
   }
 
-  func take() -> EventHandling? { slot.withLock { slot in defer { slot = nil }; return slot } }
+  func take() -> EventHandling? {
+    guard filled.load(ordering: .relaxed) else { return nil }
+    filled.store(false, ordering: .relaxed)
+    return slot.withLock { slot in
+      defer { slot = nil }
+      return slot
+    }
+  }
 }
 
 /// An event's case as the journal names it: `removeTapped` for `.removeTapped` and for

@@ -98,6 +98,10 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   /// event carries no intent's work. An atomic, not a field under the lock: a call adds and
   /// removes itself without taking the lock.
   let tracingCalls = Atomic<Int>(0)
+  /// Whether anything ever followed the tree's change sets (a subscription or a listener:
+  /// a daemon's journal and watchers). Set once and kept: it only decides, without the
+  /// lock, whether an event's handler needs the cause its change sets would carry.
+  let changeSetsFollowed = Atomic<Bool>(false)
   /// Retired by its host (``ModelAnchor/retire()``): commits are no longer delivered.
   @exclusivity(unchecked) var retired = false
   /// How many listeners and taps need each commit's ``ModificationOrigin`` (the streams
@@ -234,14 +238,16 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
 
   /// Subscribes to committed change sets. Takes the lock.
   func subscribe(limit: Int) -> ChangeSets {
-    lock.withLock {
+    changeSetsFollowed.store(true, ordering: .relaxed)
+    return lock.withLock {
       ChangeSets(startRevision: revision, handle: register(in: \.subscribers, limit: limit))
     }
   }
 
   /// Adds a synchronous listener of the change sets committed from now on. Takes the lock.
   func listen(limit: Int, notingOrigins: Bool = false, _ body: @escaping ChangeSetRelay.Body) -> ChangeSetListener {
-    lock.withLock {
+    changeSetsFollowed.store(true, ordering: .relaxed)
+    return lock.withLock {
       listenerCount += 1
       if notingOrigins { originNoters += 1 }
       let id = relay.add(after: revision, limit: limit, body)
