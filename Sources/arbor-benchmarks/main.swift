@@ -10,6 +10,7 @@ import Foundation
 //   swift run -c release arbor-benchmarks runtime        events and tasks
 //   swift run -c release arbor-benchmarks derived        a commit next to memoized values, context keys, preferences
 //   swift run -c release arbor-benchmarks snapshots      snapshot encode/decode, patch sizes
+//   swift run -c release arbor-benchmarks json           ArborJSON's parser and decoder vs Foundation's
 //   swift run -c release arbor-benchmarks all
 //   arbor-benchmarks daemon [--runs N]                  the daemon vs Redis (make bench-daemon)
 //   arbor-benchmarks store [--runs N]                   durable intents vs Redis, start-up and
@@ -70,6 +71,8 @@ for suite in selected {
     await SnapshotBenchmarks(divisor: quick ? 10 : 1).run()
   case "derived":
     DerivedValueBenchmarks(divisor: quick ? 10 : 1).run()
+  case "json":
+    JSONBenchmarks(divisor: quick ? 10 : 1).run()
   case "daemon":
     let runs = arguments.firstIndex(of: "--runs").flatMap { arguments.index(after: $0) < arguments.endIndex ? Int(arguments[arguments.index(after: $0)]) : nil } ?? 3
     await DaemonBenchmarks(quick: quick, runs: runs).run()
@@ -81,7 +84,8 @@ for suite in selected {
     await RuntimeBenchmarks(divisor: quick ? 10 : 1).run()
     DerivedValueBenchmarks(divisor: quick ? 10 : 1).run()
     await SnapshotBenchmarks(divisor: quick ? 10 : 1).run()
+    JSONBenchmarks(divisor: quick ? 10 : 1).run()
   default:
-    print("unknown suite '\(suite)'; known: core, reads, runtime, derived, snapshots, daemon, store, all")
+    print("unknown suite '\(suite)'; known: core, reads, runtime, derived, snapshots, json, daemon, store, all")
   }
 }
