@@ -1,7 +1,7 @@
 import ArborJSON
 import ArborRPC
 
-/// The events models send, as an `AsyncSequence` of ``EmittedEvent``s: those sent by a
+/// The events models send, as an `AsyncSequence` of ``ReceivedEvent``s: those sent by a
 /// model at or under a path, of the given types.
 ///
 /// Events are not journalled: when the connection is lost, the watch subscribes again per
@@ -16,15 +16,15 @@ import ArborRPC
 /// }
 /// ```
 public struct EventWatch: AsyncSequence, Sendable {
-  public typealias Element = EmittedEvent
+  public typealias Element = ReceivedEvent
 
   let client: ArborClient
   let path: String
   let types: [String]?
   let onConnection: (@Sendable (WatchConnectionEvent) -> Void)?
 
-  public func makeAsyncIterator() -> AsyncThrowingStream<EmittedEvent, any Error>.Iterator {
-    let (stream, continuation) = AsyncThrowingStream.makeStream(of: EmittedEvent.self, bufferingPolicy: .unbounded)
+  public func makeAsyncIterator() -> AsyncThrowingStream<ReceivedEvent, any Error>.Iterator {
+    let (stream, continuation) = AsyncThrowingStream.makeStream(of: ReceivedEvent.self, bufferingPolicy: .unbounded)
     let (client, onConnection) = (self.client, self.onConnection)
     let request = EventsWatch.Params(path: path, types: types)
     let task = Task {
@@ -37,7 +37,7 @@ public struct EventWatch: AsyncSequence, Sendable {
             guard let params = notification.params, params["subscription"]?.intValue == subscription else { continue }
             switch notification.method {
             case ArborNotification.eventsEmitted.rawValue:
-              guard let event = EmittedEvent(params: params) else { throw .malformedReply("events.emitted with params \(params.jsonString)") }
+              guard let event = ReceivedEvent(params: params) else { throw .malformedReply("events.emitted with params \(params.jsonString)") }
               continuation.yield(event)
             case ArborNotification.watchClosed.rawValue:
               throw .watchClosed(subscription: subscription, reason: params["reason"]?.stringValue ?? "no reason given")

@@ -53,7 +53,7 @@ extension RequestHandler {
   /// `since` to where the hub's history begins are read back from the journal, and the
   /// watcher gets each one exactly once, then the hub's, then the live ones.
   func resumeWatch(since: UInt64, scope: JSONPointer, outbox: Outbox, id: RPCID?) async -> Result<JSONValue, RPCError>? {
-    let reply: ([String: JSONValue]) -> [UInt8] = { Self.replyLine(id: id, result: .object($0)) }
+    let reply: (JSONValue) -> [UInt8] = { Self.replyLine(id: id, result: $0) }
     do {
       // The hub's history moves on while the journal is read: a few rounds at most.
       for _ in 0..<5 {
@@ -97,7 +97,7 @@ extension RequestHandler {
   }
 
   private func watch(
-    outbox: Outbox, scope: JSONPointer, since: UInt64, backfill: WatchHub.Backfill, reply: ([String: JSONValue]) -> [UInt8]
+    outbox: Outbox, scope: JSONPointer, since: UInt64, backfill: WatchHub.Backfill, reply: (JSONValue) -> [UInt8]
   ) -> Result<Void, RPCError> {
     do throws(RPCError) {
       try hub.watchState(outbox: outbox, scope: scope, since: since, treeRevision: host.revision, backfill: backfill, reply: reply)

@@ -94,7 +94,7 @@ final class RequestHandler: Sendable {
         let watch = try EventsWatch.Params(params)
         let scope = try params.pointer(watch.path)
         hub.watchEvents(outbox: connection.outbox, scope: scope, types: watch.types.map(Set.init)) { result in
-          Self.replyLine(id: request.id, result: .object(result))
+          Self.replyLine(id: request.id, result: result)
         }
         return .done(nil)
       case .watchCancel:
@@ -156,7 +156,7 @@ final class RequestHandler: Sendable {
       return .later { await self.resumeWatch(since: since, scope: scope, outbox: outbox, id: request.id) }
     }
     try hub.watchState(outbox: connection.outbox, scope: scope, since: watch.since, treeRevision: host.revision) { result in
-      Self.replyLine(id: request.id, result: .object(result))
+      Self.replyLine(id: request.id, result: result)
     }
     return .done(nil)
   }

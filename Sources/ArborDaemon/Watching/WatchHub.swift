@@ -15,7 +15,7 @@ import Synchronization
 /// notification are queued under the hub's lock, in revision order, so a watcher that
 /// applies the patches to the first value holds exactly the state of each revision.
 final class WatchHub: Sendable {
-  private struct StateWatch {
+  private struct StateWatchEntry {
     let outbox: Outbox
     let scope: JSONPointer
     /// Revisions up to this one are already in what the watcher has.
@@ -24,7 +24,7 @@ final class WatchHub: Sendable {
     var awaitingResync = false
   }
 
-  private struct EventWatch {
+  private struct EventWatchEntry {
     let outbox: Outbox
     let scope: String
     let types: Set<String>?
@@ -52,8 +52,8 @@ final class WatchHub: Sendable {
     var revision: UInt64 = 0
     /// Oldest first; at most `historyLimit`.
     var history = CircularBuffer<Revision>()
-    var stateWatches: [Int: StateWatch] = [:]
-    var eventWatches: [Int: EventWatch] = [:]
+    var stateWatches: [Int: StateWatchEntry] = [:]
+    var eventWatches: [Int: EventWatchEntry] = [:]
     var nextSubscription = 1
   }
 
@@ -147,28 +147,22 @@ final class WatchHub: Sendable {
     let source = event.sourcePath.description
     state.withLock { state in
       guard !state.eventWatches.isEmpty else { return }
-      let params: JSONValue = [
-        "revision": .int(Int64(event.revision)),
-        "source": ["id": .string(event.source.description), "path": .string(source), "type": .string(event.sourceType)],
-        "type": .string(event.type),
-        "event": payload,
-      ]
+      // The params of every watcher's line; each only sets its subscription.
+      var params = EventsEmitted.Params(
+        subscription: 0, revision: event.revision, type: event.type, event: payload,
+        source: EventsEmitted.Source(id: event.source.description, path: source, type: event.sourceType))
       for (subscription, watch) in state.eventWatches {
         guard source == watch.scope || watch.scope.isEmpty || source.hasPrefix(watch.scope + "/") else { continue }
         if let types = watch.types, !types.contains(event.type) { continue }
-        var withSubscription = params
-        if case .object(var members) = withSubscription {
-          members["subscription"] = .int(Int64(subscription))
-          withSubscription = .object(members)
-        }
+        params.subscription = subscription
         do throws(Outbox.Refusal) {
-          try watch.outbox.notify(NotificationBytes.notification(ArborNotification.eventsEmitted.rawValue, withSubscription), subscription: subscription)
+          try watch.outbox.notify(NotificationBytes.notification(EventsEmitted.notification.rawValue, params.jsonValue), subscription: subscription)
         } catch .watchFull {
           state.eventWatches[subscription] = nil
-          watch.outbox.send(NotificationBytes.notification(ArborNotification.watchClosed.rawValue, [
-            "subscription": .int(Int64(subscription)),
-            "reason": .string("the event watch fell \(watch.outbox.watchLimit) events behind and was closed; watch again to continue"),
-          ]))
+          let closed = WatchClosed.Params(
+            subscription: subscription,
+            reason: "the event watch fell \(watch.outbox.watchLimit) events behind and was closed; watch again to continue")
+          if let line = notificationLine(WatchClosed.self, closed) { watch.outbox.send(line) }
           logger.notice("event watch \(subscription) closed: its reader fell \(watch.outbox.watchLimit) events behind")
         } catch {
           state.eventWatches[subscription] = nil
@@ -183,7 +177,7 @@ final class WatchHub: Sendable {
   /// `since` from the history. `reply` turns the result into the reply line.
   func watchState(
     outbox: Outbox, scope: JSONPointer, since: UInt64?, treeRevision: UInt64, backfill: Backfill? = nil,
-    reply: ([String: JSONValue]) -> [UInt8]
+    reply: (JSONValue) -> [UInt8]
   ) throws(RPCError) {
     let request = WatchRequest(outbox: outbox, scope: scope)
     // `withLock` rethrows untyped errors: the typed error comes out as a result.
@@ -218,28 +212,26 @@ final class WatchHub: Sendable {
 
   /// A watch without `since`: its reply carries the value at the hub's revision.
   private static func startWatch(
-    _ request: WatchRequest, reply: ([String: JSONValue]) -> [UInt8], in state: inout State
+    _ request: WatchRequest, reply: (JSONValue) -> [UInt8], in state: inout State
   ) throws(RPCError) {
     let value = try resolvedValue(of: request.scope, in: state)
     let subscription = takeSubscription(&state)
-    state.stateWatches[subscription] = StateWatch(outbox: request.outbox, scope: request.scope, skipThrough: state.revision)
-    request.outbox.send(reply([
-      "subscription": .int(Int64(subscription)), "revision": .int(Int64(state.revision)), "value": value,
-    ]))
+    state.stateWatches[subscription] = StateWatchEntry(outbox: request.outbox, scope: request.scope, skipThrough: state.revision)
+    request.outbox.send(reply(StateWatchMethod.Result(subscription: subscription, revision: state.revision, value: value).jsonValue))
   }
 
   /// A watch from `since`: its reply names `since`, the revisions after it follow, then the
   /// watch takes the live ones.
   private static func startWatch(
     _ request: WatchRequest, since: UInt64, treeRevision: UInt64, backfill: Backfill?,
-    reply: ([String: JSONValue]) -> [UInt8], in state: inout State
+    reply: (JSONValue) -> [UInt8], in state: inout State
   ) throws(RPCError) {
     try checkSince(since, treeRevision: treeRevision)
     var replay = try Self.revisions(after: since, backfill: backfill, in: state)
     try checkPathExists(request.scope, in: state)
     let subscription = takeSubscription(&state)
-    let watch = StateWatch(outbox: request.outbox, scope: request.scope, skipThrough: max(since, state.revision))
-    request.outbox.send(reply(["subscription": .int(Int64(subscription)), "revision": .int(Int64(since))]))
+    let watch = StateWatchEntry(outbox: request.outbox, scope: request.scope, skipThrough: max(since, state.revision))
+    request.outbox.send(reply(StateWatchMethod.Result(subscription: subscription, revision: since).jsonValue))
     if request.isPath && replay.base == nil, !replay.revisions.isEmpty {
       replay.revisions = []
       sendCurrentValue(of: request, subscription: subscription, in: state)
@@ -251,9 +243,7 @@ final class WatchHub: Sendable {
   /// Refuses a `since` the tree has not reached.
   private static func checkSince(_ since: UInt64, treeRevision: UInt64) throws(RPCError) {
     guard since <= treeRevision else {
-      throw RPCError.invalidParams(
-        "'since' is \(since) but the tree is at revision \(treeRevision)",
-        data: ["name": .string(ArborError.invalidParameter.name), "parameter": "since", "current": .int(Int64(treeRevision))])
+      throw .revisionAhead(parameter: "since", revision: since, current: treeRevision)
     }
   }
 
@@ -267,10 +257,7 @@ final class WatchHub: Sendable {
       return Replay(revisions: backfill.revisions + kept.filter { $0.revision > backfill.newest }, base: backfill.base)
     }
     if since < oldestReplayable && since < state.revision {
-      throw RPCError(
-        code: ArborErrorCode.revisionCompacted, name: ArborError.revisionCompacted.name,
-        message: "revision \(since) is older than the history kept (from \(oldestReplayable)); read the state again with state.get or watch without 'since'",
-        details: ["since": .int(Int64(since)), "oldest": .int(Int64(oldestReplayable)), "current": .int(Int64(state.revision))])
+      throw .watchRevisionCompacted(since: since, oldest: oldestReplayable, current: state.revision)
     }
     return Replay(revisions: kept, base: nil)
   }
@@ -343,12 +330,12 @@ final class WatchHub: Sendable {
   }
 
   /// Registers an event watch and queues its reply.
-  func watchEvents(outbox: Outbox, scope: JSONPointer, types: Set<String>?, reply: ([String: JSONValue]) -> [UInt8]) {
+  func watchEvents(outbox: Outbox, scope: JSONPointer, types: Set<String>?, reply: (JSONValue) -> [UInt8]) {
     state.withLock { state in
       let subscription = state.nextSubscription
       state.nextSubscription += 1
-      state.eventWatches[subscription] = EventWatch(outbox: outbox, scope: scope.description, types: types)
-      outbox.send(reply(["subscription": .int(Int64(subscription))]))
+      state.eventWatches[subscription] = EventWatchEntry(outbox: outbox, scope: scope.description, types: types)
+      outbox.send(reply(EventsWatch.Result(subscription: subscription).jsonValue))
     }
   }
 
@@ -391,18 +378,15 @@ final class WatchHub: Sendable {
       watch.skipThrough = state.revision
       state.stateWatches[subscription] = watch
       let value = try? watch.scope.resolve(in: state.document)
-      var params: [String: JSONValue] = [
-        "subscription": .int(Int64(subscription)), "revision": .int(Int64(state.revision)),
-        "value": value ?? .null, "resync": true,
-      ]
-      if value == nil { params["exists"] = false }
-      return NotificationBytes.notification(ArborNotification.stateChanged.rawValue, .object(params))
+      let params = StateChanged.Params(
+        subscription: subscription, revision: state.revision, value: value ?? .null, resync: true, exists: value == nil ? false : nil)
+      return notificationLine(StateChanged.self, params)
     }
   }
 
   // MARK: - Helpers (lock held)
 
-  private func deliver(_ line: [UInt8], to subscription: Int, watch: StateWatch, in state: inout State) {
+  private func deliver(_ line: [UInt8], to subscription: Int, watch: StateWatchEntry, in state: inout State) {
     do throws(Outbox.Refusal) {
       try watch.outbox.notify(line, subscription: subscription)
     } catch .watchFull {
@@ -424,6 +408,18 @@ final class WatchHub: Sendable {
     guard limit > 0 else { return }
     if state.history.count >= limit { state.history.removeFirst() }
     state.history.append(entry)
+  }
+
+  /// A notification's line, its params encoded by `JSONValueEncoder` (for the rare ones:
+  /// a resync, a closed watch). Nil, and logged, when they do not encode, which the hub's
+  /// values (JSON it read or built) cannot cause.
+  private func notificationLine<Definition: ArborNotificationDefinition>(_ definition: Definition.Type, _ params: Definition.Params) -> [UInt8]? {
+    do {
+      return NotificationBytes.notification(Definition.notification.rawValue, try JSONValueEncoder().encode(params))
+    } catch {
+      logger.error("the params of a \(Definition.notification.rawValue) notification could not be encoded: \(error)")
+      return nil
+    }
   }
 
   private static func encode(_ event: any Sendable) -> JSONValue? {

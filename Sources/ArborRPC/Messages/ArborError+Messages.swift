@@ -164,6 +164,19 @@ extension RPCError {
       details: ["since": .int(Int64(since)), "oldest": .int(Int64(oldest)), "current": .int(Int64(current))])
   }
 
+  /// ``ArborError/revisionCompacted`` of `state.watch`: `since` is older than the history
+  /// the daemon keeps, and the watch can start again without it.
+  ///
+  /// ```swift
+  /// RPCError.watchRevisionCompacted(since: 3, oldest: 100, current: 180)
+  /// ```
+  public static func watchRevisionCompacted(since: UInt64, oldest: UInt64, current: UInt64) -> RPCError {
+    RPCError(
+      .revisionCompacted,
+      message: "revision \(since) is older than the history kept (from \(oldest)); read the state again with state.get or watch without 'since'",
+      details: ["since": .int(Int64(since)), "oldest": .int(Int64(oldest)), "current": .int(Int64(current))])
+  }
+
   /// ``ArborError/notDurable``: `error` is why the journal could not write.
   ///
   /// ```swift

@@ -68,6 +68,15 @@ public enum StateWatchMethod: ArborMethodDefinition {
       revision = try container.decode(Revision.self, forKey: .revision)
       value = try container.decodePresentValue(forKey: .value)
     }
+
+    /// The reply as the daemon sends it, built without an encoder: it carries the whole
+    /// watched value and is queued under the daemon's watch lock. Equal to what
+    /// `JSONValueEncoder` makes of it (a test checks both shapes).
+    public var jsonValue: JSONValue {
+      var members: [String: JSONValue] = ["subscription": .int(Int64(subscription)), "revision": .int(Int64(revision))]
+      if let value { members["value"] = value }
+      return .object(members)
+    }
   }
 }
 
@@ -119,6 +128,10 @@ public enum EventsWatch: ArborMethodDefinition {
     /// let result = EventsWatch.Result(subscription: 2)
     /// ```
     public init(subscription: Int) { self.subscription = subscription }
+
+    /// The reply as the daemon sends it, built without an encoder. Equal to what
+    /// `JSONValueEncoder` makes of it (a test checks it).
+    public var jsonValue: JSONValue { ["subscription": .int(Int64(subscription))] }
   }
 }
 

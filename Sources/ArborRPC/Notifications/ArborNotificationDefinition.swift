@@ -133,6 +133,16 @@ public enum EventsEmitted: ArborNotificationDefinition {
       self.event = event
       self.source = source
     }
+
+    /// The params as the daemon sends them, built without an encoder: they are written for
+    /// every event to every watcher that wants it. Equal to what `JSONValueEncoder` makes
+    /// of them (a test checks it).
+    public var jsonValue: JSONValue {
+      [
+        "subscription": .int(Int64(subscription)), "revision": .int(Int64(revision)), "type": .string(type), "event": event,
+        "source": source.jsonValue,
+      ]
+    }
   }
 
   /// The model that sent an event: its id, its path when it sent it, its type.
@@ -155,6 +165,10 @@ public enum EventsEmitted: ArborNotificationDefinition {
       self.path = path
       self.type = type
     }
+
+    /// The sender as the daemon sends it, built without an encoder. Equal to what
+    /// `JSONValueEncoder` makes of it (a test checks it).
+    public var jsonValue: JSONValue { ["id": .string(id), "path": .string(path), "type": .string(type)] }
   }
 }
 

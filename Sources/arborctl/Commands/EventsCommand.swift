@@ -72,14 +72,14 @@ struct EventsCommand: AsyncParsableCommand {
     }
   }
 
-  static func line(_ event: EmittedEvent) -> JSONValue {
+  static func line(_ event: ReceivedEvent) -> JSONValue {
     [
       "revision": .int(Int64(event.revision)), "type": .string(event.type), "event": event.event,
       "source": ["id": .string(event.sourceID), "path": .string(event.sourcePath), "type": .string(event.sourceType)],
     ]
   }
 
-  static func text(_ event: EmittedEvent) -> String {
+  static func text(_ event: ReceivedEvent) -> String {
     "\(Style.revision("r\(event.revision)"))  \(Style.path(event.sourcePath.isEmpty ? "/" : event.sourcePath))  \(Style.name(event.type))  \(event.event.jsonString)"
   }
 

@@ -52,6 +52,34 @@ import Testing
     }
   }
 
+  /// The watch replies and the `events.emitted` params the daemon builds by hand are what
+  /// the encoder writes.
+  @Test func watchRepliesAndEventParamsBuiltByHandAreWhatTheEncoderWrites() throws {
+    for result in [
+      StateWatchMethod.Result(subscription: 1, revision: 3, value: ["a": [1, "b"]]),
+      StateWatchMethod.Result(subscription: 2, revision: 0, value: .null), StateWatchMethod.Result(subscription: 3, revision: 9),
+    ] {
+      #expect(result.jsonValue == (try JSONValueEncoder().encode(result)), "\(result)")
+    }
+    let watch = EventsWatch.Result(subscription: 4)
+    #expect(watch.jsonValue == (try JSONValueEncoder().encode(watch)))
+    for params in [
+      EventsEmitted.Params(
+        subscription: 2, revision: 5, type: "CounterRowModel.Event", event: ["removeTapped": [:]],
+        source: .init(id: "72c769dae94f5355", path: "/counters/1", type: "CounterRowModel")),
+      EventsEmitted.Params(subscription: 7, revision: 0, type: "T.Event", event: .null, source: .init(id: "", path: "", type: "T")),
+    ] {
+      #expect(params.jsonValue == (try JSONValueEncoder().encode(params)), "\(params)")
+      #expect(params.source.jsonValue == (try JSONValueEncoder().encode(params.source)))
+    }
+  }
+
+  /// A resync of a watched path that is gone carries `"value":null` and `"exists":false`.
+  @Test func aResyncOfAPathThatIsGoneWritesItsValueAsNull() throws {
+    let params = StateChanged.Params(subscription: 1, revision: 9, value: .null, resync: true, exists: false)
+    #expect(try JSONValueEncoder().encode(params) == ["subscription": 1, "revision": 9, "value": .null, "resync": true, "exists": false])
+  }
+
   @Test func membersTheDaemonAlwaysSendsAreWrittenAsNull() throws {
     let journal = DaemonStatus.Journal(
       file: "/s", fsync: "batch", bytes: 1, writtenRevision: 2, transactions: 3, lag: 0, snapshotRevision: 0, snapshotsSaved: 1,

@@ -1,13 +1,14 @@
 import ArborJSON
 
-/// An event a model sent, as an event watch receives it (`events.emitted`).
+/// An event a model sent, as an event watch receives it (`events.emitted`). (Not `Arbor`'s
+/// `EmittedEvent`, the event inside the tree it was sent from.)
 ///
 /// ```swift
 /// for try await event in client.events(types: ["CounterRowModel.Event"]) {
 ///   print(event.revision, event.sourcePath, event.event)   // 5 /counters/1 {"removeTapped":{}}
 /// }
 /// ```
-public struct EmittedEvent: Sendable, Hashable {
+public struct ReceivedEvent: Sendable, Hashable {
   /// The tree's revision when the event was sent.
   public var revision: UInt64
   /// The event's type, such as `CounterRowModel.Event`.
@@ -21,6 +22,11 @@ public struct EmittedEvent: Sendable, Hashable {
   /// The type of the model that sent it.
   public var sourceType: String
 
+  /// An event as received: its revision, type and JSON, and the model that sent it.
+  ///
+  /// ```swift
+  /// let event = ReceivedEvent(revision: 5, type: "T.Event", event: "tapped", sourceID: "72c769dae94f5355", sourcePath: "/t", sourceType: "T")
+  /// ```
   public init(revision: UInt64, type: String, event: JSONValue, sourceID: String, sourcePath: String, sourceType: String) {
     self.revision = revision
     self.type = type
