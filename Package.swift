@@ -144,7 +144,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "arbor-benchmarks",
-      dependencies: ["Arbor", "ArborClient", "ArborDaemon", "ArborJSON", "ArborLoad", "ArborStore"]
+      dependencies: ["ArborLocking", "Arbor", "ArborClient", "ArborDaemon", "ArborJSON", "ArborLoad", "ArborStore"]
     ),
     // <sys/epoll.h> for the load generator.
     .target(name: "CEpoll"),
@@ -225,6 +225,7 @@ let package = Package(
     .executableTarget(
       name: "arborctl",
       dependencies: [
+        "ArborLocking",
         "ArborClient", "ArborJSON", "ArborLoad", "ArborRPC",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]

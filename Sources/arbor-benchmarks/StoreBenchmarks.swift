@@ -1,10 +1,10 @@
+import ArborLocking
 import Arbor
 import ArborClient
 import ArborJSON
 import ArborLoad
 import ArborStore
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -242,7 +242,7 @@ struct StoreBenchmarks {
 
 /// Collects journal entries from a listener.
 private final class LockedEntries: Sendable {
-  private let entries = Mutex<[JournalEntry]>([])
+  private let entries = LockedState<[JournalEntry]>([])
   func append(_ entry: JournalEntry) { entries.withLock { $0.append(entry) } }
   var all: [JournalEntry] { entries.withLock { $0 } }
 }

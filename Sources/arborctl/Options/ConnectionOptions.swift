@@ -1,8 +1,8 @@
+import ArborLocking
 import ArborClient
 import ArborJSON
 import ArgumentParser
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -131,7 +131,7 @@ struct ConnectionOptions: ParsableArguments {
 
 /// Whether a watch's first result has come, told from its task to the timer's.
 final class FirstArrival: Sendable {
-  private let arrived = Mutex(false)
+  private let arrived = LockedState(false)
   func arrive() { arrived.withLock { $0 = true } }
   var hasArrived: Bool { arrived.withLock { $0 } }
 }

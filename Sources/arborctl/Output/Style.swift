@@ -1,5 +1,5 @@
+import ArborLocking
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -17,7 +17,7 @@ import Synchronization
 enum Style {
   /// Whether standard output and standard error are coloured: `auto`'s answer until
   /// ``use(_:)`` is told otherwise.
-  private static let enabled = Mutex((output: allowed(on: STDOUT_FILENO), error: allowed(on: STDERR_FILENO)))
+  private static let enabled = LockedState((output: allowed(on: STDOUT_FILENO), error: allowed(on: STDERR_FILENO)))
 
   /// Follows `--color`: once the command line is read, before the command runs.
   static func use(_ choice: ColorChoice) {

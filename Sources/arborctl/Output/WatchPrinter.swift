@@ -1,7 +1,7 @@
+import ArborLocking
 import ArborClient
 import ArborJSON
 import Foundation
-import Synchronization
 
 /// Prints a state watch as `--output` says: JSON lines or YAML documents for programs;
 /// text for people. On a terminal, the value is redrawn in place under a header with its
@@ -22,7 +22,7 @@ final class WatchPrinter: Sendable {
   private let stream: StreamPrinter
   /// Whether the value is redrawn in place (text, on a terminal, --values).
   private let redraws: Bool
-  private let drawn = Mutex(Drawn())
+  private let drawn = LockedState(Drawn())
 
   /// A printer of the watch of `path` (its wire form), `onTerminal` when standard output is one.
   init(path: String, mode: WatchCommand.Mode, stream: StreamPrinter, onTerminal: Bool) {
