@@ -19,6 +19,7 @@ let package = Package(
     .executable(name: "counterfactd", targets: ["counterfactd"]),
     .executable(name: "arborctl", targets: ["arborctl"]),
     .executable(name: "counterfact-tour", targets: ["counterfact-tour"]),
+    .executable(name: "todosd", targets: ["todosd"]),
   ],
   dependencies: [
     .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
@@ -188,6 +189,38 @@ let package = Package(
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ],
       path: "Examples/CounterFact/Tests/CounterFactTests"
+    ),
+    // The second example: a todo list with undo, shared tags, memoized views, context,
+    // preferences and a debounced dirty flag, hosted by todosd.
+    .target(
+      name: "Todos",
+      dependencies: [
+        "Arbor",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+      ],
+      path: "Examples/Todos/Sources/Todos"
+    ),
+    .executableTarget(
+      name: "todosd",
+      dependencies: [
+        "Todos",
+        "ArborDaemon",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "Examples/Todos/Sources/todosd"
+    ),
+    .testTarget(
+      name: "TodosTests",
+      dependencies: [
+        "Todos",
+        "Arbor",
+        "ArborClient",
+        "ArborDaemonTesting",
+        "ArborJSON",
+        "ArborTesting",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+      ],
+      path: "Examples/Todos/Tests/TodosTests"
     ),
     .testTarget(
       name: "ArborTests",

@@ -28,7 +28,7 @@ import Testing
 
   // The user unit is left out: scored offline it reads as a root service, and a user
   // manager cannot apply most of these settings anyway.
-  @Test(arguments: [("counterfactd.service", 1.5), ("template.service", 1.0)])
+  @Test(arguments: [("counterfactd.service", 1.5), ("template.service", 1.0), ("todosd.service", 1.0)])
   func exposureIsLow(unit: String, atMost: Double) async throws {
     let (score, report) = try await Self.exposure(of: unit)
     #expect(score <= atMost, "\(unit): \(score)\n\(report)")
@@ -98,9 +98,16 @@ import Testing
     try FileManager.default.createDirectory(atPath: directory + "/user", withIntermediateDirectories: true)
     try copy("user/counterfactd.service", as: "user/counterfactd.service", [("%h/.local/bin/counterfactd", binary)])
     try copy("user/counterfactd.socket", as: "user/counterfactd.socket", [])
+    let todosd = URL(fileURLWithPath: binary).deletingLastPathComponent().appendingPathComponent("todosd").path
+    try copy("todosd.service", as: "todosd.service", [("/usr/local/bin/todosd", todosd)])
+    try copy("todosd.socket", as: "todosd.socket", [])
+    try copy("user/todosd.service", as: "user/todosd.service", [("%h/.local/bin/todosd", todosd)])
+    try copy("user/todosd.socket", as: "user/todosd.socket", [])
     for files in [
       ["counterfactd.socket", "counterfactd.service", "mydaemon.service", "mydaemon.socket"],
       ["user/counterfactd.socket", "user/counterfactd.service"],
+      ["todosd.socket", "todosd.service"],
+      ["user/todosd.socket", "user/todosd.service"],
     ] {
       let result = try await withDeadline("systemd-analyze verify \(files)") {
         try await run(
