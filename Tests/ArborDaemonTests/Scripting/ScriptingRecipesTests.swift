@@ -113,7 +113,27 @@ import Testing
     }
   }
 
-  @Test(arguments: ["counters-report.sh", "watch_counters.py", "oneliner.sh"])
+  /// `todosd`, next to `counterfactd`.
+  static func todosd() -> String {
+    URL(fileURLWithPath: DaemonHarness.binary()).deletingLastPathComponent().appendingPathComponent("todosd").path
+  }
+
+  @Test func todosUndoStepsBackThroughTheListsHistory() async throws {
+    try await withDaemon(binary: Self.todosd()) { daemon, _ in
+      let run = try await Self.run("bash", [Self.recipe("todos-undo.sh")], socket: daemon.socket)
+      #expect(run.status == .exited(0), "\(run.error)")
+      #expect(
+        run.lines == [
+          "remaining after marking Eggs done: 2",
+          "undo: can redo true",
+          "remaining after the undo: 3",
+          "remaining after the redo: 2",
+          "undid 4 more steps; items left: 0",
+        ], "\(run.output)\(run.error)")
+    }
+  }
+
+  @Test(arguments: ["counters-report.sh", "watch_counters.py", "oneliner.sh", "todos-undo.sh"])
   func theDocumentShowsEachRecipeAsItIs(_ name: String) throws {
     let document = try String(contentsOf: Self.root.appendingPathComponent("Docs/Scripting.md"), encoding: .utf8)
     let text = try String(contentsOfFile: Self.recipe(name), encoding: .utf8)
