@@ -153,6 +153,7 @@ public final class DaemonTester<Root: Model>: Sendable {
   }
 
   fileprivate func received(type: String, event: JSONValue, sourceID: String, sourceType: String, sourcePath: String) {
+    state.withLock { $0.eventsReceived += 1 }
     guard let source = ModelID(sourceID) else { return }
     let text = "\(type) \(event.jsonString) from \(sourceType) at \(sourcePath.isEmpty ? "/" : sourcePath)"
     state.withLock { state in
@@ -164,10 +165,6 @@ public final class DaemonTester<Root: Model>: Sendable {
   /// Counts the events the tree sends from now on (see ``State/eventsSent``).
   fileprivate func countSentEvents() -> EventTap {
     anchor.tapEvents { [state] _ in state.withLock { $0.eventsSent += 1 } }
-  }
-
-  fileprivate func noteReceivedEvent() {
-    state.withLock { $0.eventsReceived += 1 }
   }
 
   /// Whether both watches have delivered what the tree has done: the state watch every
@@ -301,7 +298,6 @@ nonisolated(nonsending) public func withDaemonTester<Root: Model>(
         if case .subscribed = event { subscribedContinuation.yield() }
       }) {
         tester.received(type: event.type, event: event.event, sourceID: event.sourceID, sourceType: event.sourceType, sourcePath: event.sourcePath)
-        tester.noteReceivedEvent()
       }
     } catch is CancellationError {
     } catch {

@@ -1,4 +1,5 @@
 import ArborJSON
+import ArborRPC
 
 /// An event a model sent, as an event watch receives it (`events.emitted`). (Not `Arbor`'s
 /// `EmittedEvent`, the event inside the tree it was sent from.)
@@ -36,12 +37,12 @@ public struct ReceivedEvent: Sendable, Hashable {
     self.sourceType = sourceType
   }
 
-  /// Reads the params of an `events.emitted` notification; nil when they are not one.
+  /// Reads the params of an `events.emitted` notification (``ArborRPC/EventsEmitted/Params``);
+  /// nil when they are not one.
   public init?(params: JSONValue) {
-    guard let revision = params["revision"]?.intValue, let type = params["type"]?.stringValue, let event = params["event"] else { return nil }
-    let source = params["source"]
+    guard let emitted = try? JSONValueDecoder().decode(EventsEmitted.Params.self, from: params) else { return nil }
     self.init(
-      revision: UInt64(revision), type: type, event: event, sourceID: source?["id"]?.stringValue ?? "",
-      sourcePath: source?["path"]?.stringValue ?? "", sourceType: source?["type"]?.stringValue ?? "")
+      revision: emitted.revision, type: emitted.type, event: emitted.event, sourceID: emitted.source.id,
+      sourcePath: emitted.source.path, sourceType: emitted.source.type)
   }
 }
