@@ -1,3 +1,4 @@
+import Arbor
 import ArborJSON
 import Foundation
 
@@ -15,12 +16,18 @@ public struct JournalEntry: Sendable, Hashable {
   public var target: String?
   /// The revision's patch, against the state of the revision before it.
   public var patch: JSONPatch
+  /// What the revision did to the tree's kept undo history (``ChangeSet/undoHistory``):
+  /// written in the same transaction as the revision.
+  public var undoHistory: [UndoHistoryChange]
 
-  public init(revision: UInt64, time: Date, intent: String? = nil, target: String? = nil, patch: JSONPatch) {
+  public init(
+    revision: UInt64, time: Date, intent: String? = nil, target: String? = nil, patch: JSONPatch, undoHistory: [UndoHistoryChange] = []
+  ) {
     self.revision = revision
     self.time = time
     self.intent = intent
     self.target = target
     self.patch = patch
+    self.undoHistory = undoHistory
   }
 }

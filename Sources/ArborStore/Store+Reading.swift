@@ -13,6 +13,11 @@ extension Store {
     public var snapshotRevision: UInt64?
     /// How many journalled revisions were applied to it.
     public var replayed: Int
+    /// The kept undo history, as of the newest state (empty for a new store).
+    public var undoHistory = UndoHistory()
+    /// Why a kept undo history was dropped, when it was (a step newer than the state, or
+    /// one that does not match its checksum).
+    public var undoHistoryDropped: String?
   }
 
   /// Rebuilds the newest state from the newest snapshot and the journal after it, applying
@@ -33,7 +38,9 @@ extension Store {
         }
         let snapshot = try Self.readSnapshot(db, revision: UInt64(bitPattern: base), path: path)
         let (record, replayed) = try Self.replay(db, onto: snapshot, through: nil, path: path)
-        return Recovery(record: record, snapshotRevision: snapshot.revision, replayed: replayed)
+        var recovery = Recovery(record: record, snapshotRevision: snapshot.revision, replayed: replayed)
+        (recovery.undoHistory, recovery.undoHistoryDropped) = try Self.readUndo(db, through: record.revision)
+        return recovery
       }
     } catch {
       throw Self.classify(error, path: path)

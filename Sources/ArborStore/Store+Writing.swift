@@ -33,17 +33,28 @@ extension Store {
     }
   }
 
-  typealias JournalRow = (Int64, Double, String?, String?, String, Int64)
+  /// A journal row, encoded outside the transaction.
+  struct JournalRow: Sendable {
+    var revision: Int64
+    var time: Double
+    var intent: String?
+    var target: String?
+    var patch: String
+    var checksum: Int64
+    /// The revision's undo history changes (empty for almost every row).
+    var undo: [UndoRow]
+  }
 
   static func rows(_ entries: [JournalEntry]) -> [JournalRow] {
     var rows: [JournalRow] = []
     rows.reserveCapacity(entries.count)
     for entry in entries {
       let patch = entry.patch.jsonBytes
-      rows.append((
-        Int64(bitPattern: entry.revision), entry.time.timeIntervalSince1970, entry.intent, entry.target,
-        String(decoding: patch, as: UTF8.self), Checksum.of(patch)
-      ))
+      rows.append(
+        JournalRow(
+          revision: Int64(bitPattern: entry.revision), time: entry.time.timeIntervalSince1970, intent: entry.intent,
+          target: entry.target, patch: String(decoding: patch, as: UTF8.self), checksum: Checksum.of(patch),
+          undo: entry.undoHistory.isEmpty ? [] : entry.undoHistory.map(UndoRow.init)))
     }
     return rows
   }
@@ -53,7 +64,8 @@ extension Store {
     let statement = try db.cachedStatement(
       sql: "INSERT INTO journal (revision, time, intent, target, patch, checksum) VALUES (?, ?, ?, ?, ?, ?)")
     for row in rows {
-      try statement.execute(arguments: [row.0, row.1, row.2, row.3, row.4, row.5])
+      try statement.execute(arguments: [row.revision, row.time, row.intent, row.target, row.patch, row.checksum])
+      if !row.undo.isEmpty { try applyUndo(row.undo, revision: row.revision, in: db) }
     }
   }
 
@@ -62,14 +74,15 @@ extension Store {
   /// ```swift
   /// try await store.saveSnapshot(try anchor.snapshotRecord(), keepingFrom: anchor.revision - 1_000)
   /// ```
-  public func saveSnapshot(_ record: SnapshotRecord, keepingFrom windowStart: UInt64? = nil) async throws(StoreError) {
+  public func saveSnapshot(_ record: SnapshotRecord, keepingFrom windowStart: UInt64? = nil, undoHistory: UndoHistory? = nil) async throws(StoreError) {
     let bytes: [UInt8]
     do {
       bytes = try record.encodedBytes()
     } catch {
       throw StoreError(.io, path: path, "the snapshot record of revision \(record.revision) could not be encoded: \(error)")
     }
-    try await saveSnapshot(encoded: bytes, revision: record.revision, createdAt: record.createdAt, keepingFrom: windowStart)
+    try await saveSnapshot(
+      encoded: bytes, revision: record.revision, createdAt: record.createdAt, keepingFrom: windowStart, undoHistory: undoHistory)
   }
 
   /// Writes an encoded snapshot record in parts of a megabyte, each its own transaction, so
@@ -77,7 +90,12 @@ extension Store {
   /// and its row are committed. Then, when `windowStart` is given, drops what no revision
   /// from `windowStart` on needs: the snapshots before the newest one at or before it, and
   /// the journal up to that snapshot.
-  public func saveSnapshot(encoded bytes: [UInt8], revision: UInt64, createdAt: Date, keepingFrom windowStart: UInt64? = nil) async throws(StoreError) {
+  ///
+  /// With `undoHistory`, the kept undo history is replaced by it in the snapshot's last
+  /// transaction: the journal rebases on a snapshot of the tree and its history together.
+  public func saveSnapshot(
+    encoded bytes: [UInt8], revision: UInt64, createdAt: Date, keepingFrom windowStart: UInt64? = nil, undoHistory: UndoHistory? = nil
+  ) async throws(StoreError) {
     let key = Int64(bitPattern: revision)
     let checksum = Checksum.of(bytes)
     let partSize = Self.partSize
@@ -108,6 +126,7 @@ extension Store {
         try db.execute(
           sql: "INSERT INTO snapshots (revision, created_at, size, parts, checksum) VALUES (?, ?, ?, ?, ?)",
           arguments: [key, created, size, parts, checksum])
+        if let undoHistory { try Self.replaceUndo(with: undoHistory, revision: key, in: db) }
         guard let windowStart,
           let base = try Int64.fetchOne(db, sql: "SELECT MAX(revision) FROM snapshots WHERE revision <= ?", arguments: [Int64(bitPattern: windowStart)])
         else { return }

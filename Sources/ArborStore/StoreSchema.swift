@@ -9,9 +9,11 @@ import GRDB
 ///   the journal's transactions go on between them while a large snapshot is written.
 /// - `journal`: every committed revision after the oldest snapshot kept, with its patch and
 ///   the patch's checksum.
+/// - `undo_steps` (layout 2): the tree's kept undo history, a row per step, changed in the
+///   transaction of the revision that moved it.
 enum StoreSchema {
   /// The layout this build writes; a store of a higher one is refused.
-  static let format = 1
+  static let format = 2
 
   static var migrator: DatabaseMigrator {
     var migrator = DatabaseMigrator()
@@ -40,6 +42,17 @@ enum StoreSchema {
         table.column("target", .text)
         table.column("patch", .text).notNull()
         table.column("checksum", .integer).notNull()
+      }
+    }
+    // Layout 2: the kept undo history (see `Store+UndoHistory.swift`).
+    migrator.registerMigration("v2") { db in
+      try db.create(table: "undo_steps") { table in
+        table.column("stack", .integer).notNull()
+        table.column("position", .integer).notNull()
+        table.column("revision", .integer).notNull()
+        table.column("step", .text).notNull()
+        table.column("checksum", .integer).notNull()
+        table.primaryKey(["stack", "position"])
       }
     }
     return migrator

@@ -128,11 +128,20 @@ public struct ChangeSet: Sendable {
   /// Who committed it, while streams of modifications need to know (their own writes).
   let origin: ModificationOrigin?
 
-  init(revision: UInt64, changes: [Change], cause: ChangeCause? = nil, origin: ModificationOrigin? = nil) {
+  /// What the transaction did to the tree's undo history, when a host keeps it
+  /// (``ModelAnchor/keepUndoHistory(restoring:limit:)``); empty otherwise. A daemon journals
+  /// it with the revision, so that undo and redo survive a restart.
+  public let undoHistory: [UndoHistoryChange]
+
+  init(
+    revision: UInt64, changes: [Change], cause: ChangeCause? = nil, origin: ModificationOrigin? = nil,
+    undoHistory: [UndoHistoryChange] = []
+  ) {
     self.revision = revision
     self.changes = changes
     self.cause = cause
     self.origin = origin
+    self.undoHistory = undoHistory
   }
 
   /// Whether every change could be encoded, so that ``patch`` reproduces the new state.

@@ -6,11 +6,31 @@ import ArborLocking
 /// without it every occurrence decodes as a model of its own.
 public final class DecodedModels: Sendable {
   private let contexts = LockedState<[ModelID: AnyModelContext]>([:])
+  /// The live models a decode may reuse (an undo step decoded into a running tree), and
+  /// the states they had when first handed out: a generated `init(from:)` writes the
+  /// decoded values of a reused model into its context, and ``putBackLiveStates()`` undoes
+  /// that. Nil for a plain decode.
+  private let live: (@Sendable (ModelID) -> AnyModelContext?)?
+  private let handedOut = LockedState<[(AnyModelContext, any Sendable)]>([])
 
-  public init() {}
+  public init() { live = nil }
+
+  /// A decode into a running tree: a model whose id `live` knows is that model, not a copy.
+  /// The tree's lock is held for the whole decode and until ``putBackLiveStates()``.
+  init(live: @escaping @Sendable (ModelID) -> AnyModelContext?) { self.live = live }
 
   func existing(_ id: ModelID) -> AnyModelContext? {
-    contexts.withLock { $0[id] }
+    if let found = contexts.withLock({ $0[id] }) { return found }
+    guard let live, let context = live(id) else { return nil }
+    let state = context.anyStateCopy()
+    contexts.withLock { $0[id] = context }
+    handedOut.withLock { $0.append((context, state)) }
+    return context
+  }
+
+  /// Puts back the state of every live model the decode reused. Tree lock held.
+  func putBackLiveStates() {
+    for (context, state) in handedOut.withLock({ $0 }) { context.replaceAnyState(state) }
   }
 
   func insert(_ context: AnyModelContext) {

@@ -1,3 +1,4 @@
+import ArborJSON
 import Synchronization
 
 /// The type-erased part of a model's context: its identity, its place in the tree, its
@@ -62,6 +63,11 @@ public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded
   func visitChildren(property: Int, into visitor: inout ModelVisitor) { fatalError("abstract") }
   /// A copy of the whole state (`M._$State`), for recorded states. Lock held.
   func anyStateCopy() -> any Sendable { fatalError("abstract") }
+  /// Puts back a state taken by ``anyStateCopy()``, unrecorded. Lock held.
+  func replaceAnyState(_ state: any Sendable) { fatalError("abstract") }
+  /// An undo part restoring `values` (property name to JSON) of this model, decoded with
+  /// `models`; nil when none of them can be decoded. Lock held.
+  func undoPart(decoding values: [String: JSONValue], models: DecodedModels) -> (any UndoPart)? { fatalError("abstract") }
 
   // MARK: Locking
 

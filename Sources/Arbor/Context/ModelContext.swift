@@ -1,3 +1,4 @@
+import ArborJSON
 /// The context of one model: its typed state plus everything in ``AnyModelContext``.
 ///
 /// Generated accessors call the `_$` methods; user code reaches the context through
@@ -63,6 +64,14 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
   }
 
   override func anyStateCopy() -> any Sendable { _state }
+
+  override func replaceAnyState(_ state: any Sendable) {
+    if let state = state as? M._$State { _state = state }
+  }
+
+  override func undoPart(decoding values: [String: JSONValue], models: DecodedModels) -> (any UndoPart)? {
+    decodedUndoPart(values, models: models)
+  }
 
   /// The state to encode, read under the lock. Generated `encode(to:)` calls it.
   public func _$stateForEncoding() -> M._$State {

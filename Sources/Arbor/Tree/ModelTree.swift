@@ -137,6 +137,8 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
       revision += 1
       // Outlined: a tree nobody records and no intent call traces pays one test here.
       if isRecording || tracingCalls.load(ordering: .relaxed) > 0 { recordCommit() }
+      // What the commit did to a journalled undo history went with its change set, if any.
+      if let undo { _ = undo.takeHistoryChanges() }
       changedInTransaction = false
       if !pendingChanges.isEmpty { pendingChanges = [] }
     }
@@ -185,7 +187,8 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
     cause?.trace?.committed(revision, discarded: retired)
     guard isRecording, !retired else { return }
     let changeSet = ChangeSet(
-      revision: revision, changes: pendingChanges, cause: cause, origin: originNoters > 0 ? ModificationOrigin.current() : nil)
+      revision: revision, changes: pendingChanges, cause: cause, origin: originNoters > 0 ? ModificationOrigin.current() : nil,
+      undoHistory: undo?.takeHistoryChanges() ?? [])
     var ended: [Int] = []
     for (id, subscription) in subscribers where !subscription.yield(changeSet) { ended.append(id) }
     for id in ended { subscribers.removeValue(forKey: id) }

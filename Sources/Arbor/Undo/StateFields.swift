@@ -1,3 +1,4 @@
+import ArborJSON
 import ArborLocking
 @_spi(Reflection) import Swift
 /// The key paths of the fields of a model's generated `_$State`, by property index: undo
@@ -28,6 +29,9 @@ private protocol StateField {
   var propertyValue: (any Sendable)? { get }
   /// Whether the property's type holds models (and so is linked and reconciled).
   static var holdsModels: Bool { get }
+  /// Decodes `json` as the property's type into the field `path` of `root`; false when the
+  /// type is not `Decodable` or the path is not a field of this type.
+  static func decode<Root>(_ json: JSONValue, into root: inout Root, at path: AnyKeyPath, models: DecodedModels) throws -> Bool
 }
 
 extension Optional: StateField {
@@ -35,6 +39,54 @@ extension Optional: StateField {
   // has the layout of `Any` (a marker protocol has no witness table).
   fileprivate var propertyValue: (any Sendable)? { self.map { unsafeBitCast($0 as Any, to: (any Sendable).self) } }
   fileprivate static var holdsModels: Bool { Wrapped.self is any ModelContainer.Type }
+
+  fileprivate static func decode<Root>(_ json: JSONValue, into root: inout Root, at path: AnyKeyPath, models: DecodedModels) throws -> Bool {
+    guard let writable = path as? WritableKeyPath<Root, Self>, let decodable = Wrapped.self as? any Decodable.Type else { return false }
+    var decoder = JSONValueDecoder()
+    decoder.userInfo[.arborDecodedModels] = models
+    guard let value = try decoder.decode(decodable, from: json) as? Wrapped else { return false }
+    root[keyPath: writable] = value
+    return true
+  }
+}
+
+extension StateFields {
+  /// The values of `properties` in `state`, by name, as JSON; a value that is not
+  /// `Encodable` (or fails to encode) is left out. Tree lock held.
+  static func encodedValues<M: Model>(_ properties: [Int], of state: M._$State, in type: M.Type) -> [String: JSONValue] {
+    let paths = keyPaths(of: M.self)
+    var values: [String: JSONValue] = [:]
+    for property in properties where property < paths.count {
+      guard let path = paths[property], let field = state[keyPath: path] as? any StateField,
+        let value = field.propertyValue as? any Encodable, let json = try? JSONValueEncoder().encode(value)
+      else { continue }
+      values[M._$propertyName(property)] = json
+    }
+    return values
+  }
+}
+
+extension ModelContext {
+  /// The undo part restoring `values` (property name to JSON) of this model: the current
+  /// state with those properties decoded into it. Tree lock held.
+  func decodedUndoPart(_ values: [String: JSONValue], models: DecodedModels) -> StateUndoPart<M>? {
+    let paths = StateFields.keyPaths(of: M.self)
+    var state = _state
+    var properties: [Int] = []
+    for property in 0..<min(M._$propertyCount, paths.count) {
+      guard let json = values[M._$propertyName(property)], let path = paths[property],
+        let field = type(of: path).valueType as? any StateField.Type
+      else { continue }
+      do {
+        if try field.decode(json, into: &state, at: path, models: models) { properties.append(property) }
+      } catch {
+        tree?.pendingIssues.append(
+          "An undo step kept for '\(M._$propertyName(property))' of \(M._$typeName) cannot be decoded (\(error)); that property is not restored.")
+      }
+    }
+    guard !properties.isEmpty else { return nil }
+    return StateUndoPart(context: self, properties: properties, state: state)
+  }
 }
 
 extension ModelContext {

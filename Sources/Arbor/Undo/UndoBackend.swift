@@ -15,10 +15,20 @@ public struct ModelUndoEntry: Sendable {
   /// ``apply`` to get the entry that undoes the apply.
   public let captureReverse: @Sendable () -> ModelUndoEntry
 
+  /// The step as its tree's journalled history knows it; nil for other entries.
+  let recorded: RecordedUndo?
+
   /// An entry made of the two closures.
   public init(apply: @escaping @Sendable () -> Void, captureReverse: @escaping @Sendable () -> ModelUndoEntry) {
     self.apply = apply
     self.captureReverse = captureReverse
+    self.recorded = nil
+  }
+
+  init(apply: @escaping @Sendable () -> Void, captureReverse: @escaping @Sendable () -> ModelUndoEntry, recorded: RecordedUndo) {
+    self.apply = apply
+    self.captureReverse = captureReverse
+    self.recorded = recorded
   }
 }
 
@@ -91,6 +101,9 @@ public final class ModelUndoStack: UndoBackend {
     var redoEntries: [ModelUndoEntry] = []
     var observers: [Int: @Sendable () -> Void] = [:]
     var nextObserverID = 0
+    /// The recorder of the tree whose history is journalled with this stack: undo and redo
+    /// then run as its transactions (see ``UndoRecorder/step(undoing:in:)``).
+    weak var journal: UndoRecorder?
   }
 
   private let state = LockedState(State())
@@ -120,6 +133,10 @@ public final class ModelUndoStack: UndoBackend {
   }
 
   public func undo() {
+    if let recorder = state.withLock({ $0.journal }) {
+      if recorder.step(undoing: true, in: self) { notify() }
+      return
+    }
     guard let entry = state.withLock({ $0.undoEntries.popLast() }) else { return }
     let reverse = entry.captureReverse()
     entry.apply()
@@ -128,6 +145,10 @@ public final class ModelUndoStack: UndoBackend {
   }
 
   public func redo() {
+    if let recorder = state.withLock({ $0.journal }) {
+      if recorder.step(undoing: false, in: self) { notify() }
+      return
+    }
     guard let entry = state.withLock({ $0.redoEntries.popLast() }) else { return }
     let reverse = entry.captureReverse()
     entry.apply()
@@ -137,6 +158,10 @@ public final class ModelUndoStack: UndoBackend {
 
   /// Forgets every step.
   public func removeAll() {
+    if let recorder = state.withLock({ $0.journal }) {
+      if recorder.clear(self) { notify() }
+      return
+    }
     state.withLock {
       $0.undoEntries = []
       $0.redoEntries = []
@@ -160,4 +185,55 @@ public final class ModelUndoStack: UndoBackend {
     let observers = state.withLock { Array($0.observers.values) }
     for observer in observers { observer() }
   }
+
+  // MARK: A journalled history (its tree's lock held; this stack's lock nests inside it)
+
+  /// Journals this stack's history with `recorder`'s tree, starting from these entries.
+  func beginJournal(_ recorder: UndoRecorder, undo: [ModelUndoEntry], redo: [ModelUndoEntry]) {
+    state.withLock {
+      $0.journal = recorder
+      $0.undoEntries = Array(undo.suffix(limit))
+      $0.redoEntries = redo
+    }
+  }
+
+  /// Stops journalling: undo and redo work on the entries alone again.
+  func endJournal() {
+    state.withLock { $0.journal = nil }
+  }
+
+  /// Pushes a new step, as ``push(_:)`` does, without telling the observers.
+  func pushLocked(_ entry: ModelUndoEntry) {
+    let limit = self.limit
+    state.withLock { state in
+      state.undoEntries.append(entry)
+      if state.undoEntries.count > limit { state.undoEntries.removeFirst(state.undoEntries.count - limit) }
+      state.redoEntries = []
+    }
+  }
+
+  func popLocked(fromUndo: Bool) -> ModelUndoEntry? {
+    state.withLock { fromUndo ? $0.undoEntries.popLast() : $0.redoEntries.popLast() }
+  }
+
+  func appendLocked(_ entry: ModelUndoEntry, toUndo: Bool) {
+    state.withLock {
+      if toUndo { $0.undoEntries.append(entry) } else { $0.redoEntries.append(entry) }
+    }
+  }
+
+  func replaceLocked(undo: [ModelUndoEntry], redo: [ModelUndoEntry]) {
+    state.withLock {
+      $0.undoEntries = undo
+      $0.redoEntries = redo
+    }
+  }
+
+  /// The history as JSON (entries that are not journalled steps are left out).
+  func historyLocked() -> UndoHistory {
+    state.withLock { UndoHistory(undo: $0.undoEntries.compactMap(\.recorded?.step), redo: $0.redoEntries.compactMap(\.recorded?.step)) }
+  }
+
+  /// Tells the observers that ``canUndo`` or ``canRedo`` may have changed. No lock held.
+  func notifyObservers() { notify() }
 }

@@ -3,6 +3,19 @@ extension ModelUndoEntry {
   static var nothing: ModelUndoEntry { ModelUndoEntry(apply: {}, captureReverse: { ModelUndoEntry.nothing }) }
 }
 
+/// What a step of a journalled history restores: parts of live models, or parts kept as
+/// JSON (a history rebuilt after a restart), decoded when the step is applied.
+enum UndoPartSource: Sendable {
+  case live(any UndoPart)
+  case kept(UndoStep.Part)
+}
+
+/// A step of a journalled history: its parts and their JSON.
+struct RecordedUndo: Sendable {
+  let parts: [UndoPartSource]
+  let step: UndoStep
+}
+
 /// The saved values of some properties of one model: what an undo step restores.
 protocol UndoPart: Sendable {
   var anyContext: AnyModelContext { get }
@@ -10,6 +23,8 @@ protocol UndoPart: Sendable {
   func restore()
   /// The same properties as they are now. Lock held.
   func current() -> any UndoPart
+  /// The saved values as JSON. Lock held.
+  func encoded() -> UndoStep.Part
 }
 
 struct StateUndoPart<M: Model>: UndoPart {
@@ -27,6 +42,11 @@ struct StateUndoPart<M: Model>: UndoPart {
 
   func current() -> any UndoPart {
     StateUndoPart(context: context, properties: properties, state: context._state)
+  }
+
+  func encoded() -> UndoStep.Part {
+    UndoStep.Part(
+      model: context.id, type: M._$typeName, values: StateFields.encodedValues(properties, of: state, in: M.self))
   }
 }
 
@@ -74,6 +94,14 @@ final class UndoRecorder: @unchecked Sendable {  // Sendable: every field is gua
   @exclusivity(unchecked) private var delivering = false
   @exclusivity(unchecked) private(set) var backend: (any UndoBackend)?
   @exclusivity(unchecked) private var observation: UndoAvailabilityObservation?
+  /// The stack whose history a host journals (``ModelAnchor/keepUndoHistory(restoring:limit:)``):
+  /// its steps are pushed, undone and redone under the tree's lock, in the order of the
+  /// commits, and each commit says what it did to the history (`history`).
+  @exclusivity(unchecked) private(set) var journal: ModelUndoStack?
+  /// What the transaction being committed did to the journalled history.
+  @exclusivity(unchecked) private var history: [UndoHistoryChange] = []
+  /// The journalled stack changed: its observers are told after the commit.
+  @exclusivity(unchecked) private var journalChanged = false
 
   /// Lock held.
   init(tree: ModelTree, slot: Int) {
@@ -110,8 +138,22 @@ final class UndoRecorder: @unchecked Sendable {  // Sendable: every field is gua
     }
     let parts = order.compactMap { id in trackers[id]?.take(touched[id]!) }
     guard !isRestoring, !parts.isEmpty else { return false }
+    if let journal {
+      let step = UndoStep(parts: parts.map { $0.encoded() })
+      journal.pushLocked(entry(RecordedUndo(parts: parts.map { .live($0) }, step: step)))
+      history.append(.recorded(step, limit: journal.limit))
+      journalChanged = true
+      return true
+    }
     pending.append(entry(restoring: parts))
     return true
+  }
+
+  /// What the committing transaction did to the journalled history, taken once. Lock held.
+  func takeHistoryChanges() -> [UndoHistoryChange] {
+    guard !history.isEmpty else { return [] }
+    defer { history = [] }
+    return history
   }
 
   private func entry(restoring parts: [any UndoPart]) -> ModelUndoEntry {
@@ -133,11 +175,106 @@ final class UndoRecorder: @unchecked Sendable {  // Sendable: every field is gua
     first._endWrite(scope)
   }
 
+  // MARK: The journalled history (ModelAnchor.keepUndoHistory)
+
+  /// Journals `stack`'s history from now on, starting from `kept`. Lock held.
+  func beginJournal(_ stack: ModelUndoStack, restoring kept: UndoHistory) {
+    journal = stack
+    history = []
+    func entries(_ steps: [UndoStep]) -> [ModelUndoEntry] {
+      steps.map { entry(RecordedUndo(parts: $0.parts.map { .kept($0) }, step: $0)) }
+    }
+    stack.beginJournal(self, undo: entries(kept.undo), redo: entries(kept.redo))
+  }
+
+  /// The journalled history as JSON; nil when the history is not journalled. Lock held.
+  var journalledHistory: UndoHistory? { journal?.historyLocked() }
+
+  /// An entry of the journalled history.
+  private func entry(_ recorded: RecordedUndo) -> ModelUndoEntry {
+    ModelUndoEntry(
+      apply: { [weak self] in
+        guard let self, let tree = self.tree else { return }
+        let parts = tree.lock.withLock { self.resolve(recorded) }
+        self.apply(parts)
+      },
+      captureReverse: { [weak self] in
+        guard let self, let tree = self.tree else { return .nothing }
+        return tree.lock.withLock {
+          let current = self.resolve(recorded).map { $0.current() }
+          return self.entry(RecordedUndo(parts: current.map { .live($0) }, step: UndoStep(parts: current.map { $0.encoded() })))
+        }
+      },
+      recorded: recorded)
+  }
+
+  /// The live parts of a step: kept parts decoded into the models they name (skipped when
+  /// the model is not in the tree). Lock held.
+  private func resolve(_ recorded: RecordedUndo) -> [any UndoPart] {
+    guard let tree else { return [] }
+    var models: DecodedModels?
+    var parts: [any UndoPart] = []
+    for source in recorded.parts {
+      switch source {
+      case .live(let part):
+        parts.append(part)
+      case .kept(let kept):
+        guard let context = tree.liveContext(kept.model), context.typeName == kept.type else { continue }
+        if models == nil { models = DecodedModels(live: { [weak tree] id in tree?.liveContext(id) }) }
+        if let part = context.undoPart(decoding: kept.values, models: models!) { parts.append(part) }
+      }
+    }
+    // A decode writes the values it read into the live models it reused: put them back.
+    models?.putBackLiveStates()
+    return parts
+  }
+
+  /// Undoes (or redoes) the newest step of the journalled `stack` as one transaction, which
+  /// records what it did to the history. Returns whether there was a step. No lock held.
+  func step(undoing: Bool, in stack: ModelUndoStack) -> Bool {
+    guard let tree, let root = tree.lock.withLock({ tree.root }) else { return false }
+    let scope = root._beginWrite()
+    var stepped = false
+    if journal === stack, let entry = stack.popLocked(fromUndo: undoing) {
+      let parts = entry.recorded.map(resolve) ?? []
+      let reverse = parts.map { $0.current() }
+      let reverseStep = UndoStep(parts: reverse.map { $0.encoded() })
+      isRestoring = true
+      for part in parts { part.restore() }
+      stack.appendLocked(self.entry(RecordedUndo(parts: reverse.map { .live($0) }, step: reverseStep)), toUndo: !undoing)
+      history.append(undoing ? .undone(redo: reverseStep) : .redone(undo: reverseStep))
+      // The history moved: that is a revision, even if no value did.
+      tree.changedInTransaction = true
+      stepped = true
+    }
+    root._endWrite(scope)
+    return stepped
+  }
+
+  /// Forgets the journalled stack's steps as one transaction. No lock held.
+  func clear(_ stack: ModelUndoStack) -> Bool {
+    guard let tree, let root = tree.lock.withLock({ tree.root }) else { return false }
+    let scope = root._beginWrite()
+    let cleared = journal === stack
+    if cleared {
+      stack.replaceLocked(undo: [], redo: [])
+      history.append(.cleared)
+      tree.changedInTransaction = true
+    }
+    root._endWrite(scope)
+    return cleared
+  }
+
   // MARK: Delivery (no lock held)
 
   /// Hands the recorded steps to the backend, in order, one thread at a time.
   func deliver() {
     guard let tree else { return }
+    let changedJournal: ModelUndoStack? = tree.lock.withLock {
+      defer { journalChanged = false }
+      return journalChanged ? journal : nil
+    }
+    changedJournal?.notifyObservers()
     var starting = true
     while true {
       let next: ([ModelUndoEntry], (any UndoBackend)?)? = tree.lock.withLock {
@@ -164,6 +301,11 @@ final class UndoRecorder: @unchecked Sendable {  // Sendable: every field is gua
     let old: UndoAvailabilityObservation?? = tree.lock.withLock {
       if backend === newBackend { return .none }
       backend = newBackend
+      // Another backend: the history is no longer journalled.
+      if let journal, journal !== newBackend {
+        journal.endJournal()
+        self.journal = nil
+      }
       defer { observation = nil }
       return .some(observation)
     }
@@ -202,6 +344,13 @@ final class UndoRecorder: @unchecked Sendable {  // Sendable: every field is gua
 }
 
 extension ModelTree {
+  /// The anchored model with `id`, the root included. Lock held.
+  func liveContext(_ id: ModelID) -> AnyModelContext? {
+    if let model = modelsByID[id] { return model._$anyContext }
+    if let root, root.id == id { return root }
+    return nil
+  }
+
   /// The tree's undo recorder, made on first use with `backend` (or a new
   /// ``ModelUndoStack``). No lock held.
   func undoRecorder(configuredBackend: () -> (any UndoBackend)?) -> UndoRecorder {

@@ -133,6 +133,17 @@ public struct ArborDaemon<Root: Model>: Sendable {
       anchor = makeRoot().andAnchor(dependencies).1
       logger.info("started a fresh \(Root._$typeName); \(file) is new")
     }
+    // Undo and redo go on where they were: the history kept with the journal, unless the
+    // state was migrated (its steps name the old schema's properties).
+    let undoDepth = max(1, options.undoDepth)
+    let keepsHistory = base != nil
+    anchor.keepUndoHistory(restoring: keepsHistory ? recovery.undoHistory : UndoHistory(), limit: undoDepth)
+    if let dropped = recovery.undoHistoryDropped {
+      logger.warning("the kept undo history was dropped: \(dropped); undo starts empty")
+    } else if keepsHistory, !recovery.undoHistory.isEmpty {
+      logger.info(
+        "kept \(recovery.undoHistory.undo.count) undo and \(recovery.undoHistory.redo.count) redo steps (--undo-depth \(undoDepth))")
+    }
     if case .tornTail(let frames) = store.writeAheadLog {
       logger.warning(
         "the last transaction in \(file)-wal was incomplete (\(frames) pages; a write cut short) and was dropped: the journal ends at revision \(recovery.record?.revision ?? 0). Under --fsync always no reply had been sent for it.")
@@ -140,7 +151,7 @@ public struct ArborDaemon<Root: Model>: Sendable {
     if base == nil {
       do {
         let record = try anchor.snapshotRecord()
-        try await store.saveSnapshot(record)
+        try await store.saveSnapshot(record, undoHistory: UndoHistory())
         if store.recordedSchema != Root.schemaHash { try await store.recordSchema(Root.schemaHash) }
         base = record.revision
       } catch {
@@ -159,7 +170,7 @@ public struct ArborDaemon<Root: Model>: Sendable {
         throw DaemonStartError("cannot save a snapshot of the restored state to \(file): \(error)")
       }
     }
-    let host = ModelHost(anchor: anchor, dependencies: dependencies)
+    let host = ModelHost(anchor: anchor, undoDepth: undoDepth, dependencies: dependencies)
     let parts = DaemonParts(
       name: name, host: host, options: options, commandLine: self.options, logLevel: level, paths: paths, adopted: adopted, store: store,
       journalledThrough: max(base ?? 0, (try? store.journalRange()?.upperBound) ?? 0), base: base,

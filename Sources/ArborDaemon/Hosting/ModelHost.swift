@@ -17,10 +17,14 @@ final class ModelHost<Root: Model>: TreeHost {
   /// Held while a restore swaps the trees (see ``restore(_:)``).
   private let restoring = LockedState(())
   private let dependencies: @Sendable (inout DependencyValues) -> Void
+  /// How many undo steps a tree keeps (`--undo-depth`).
+  let undoDepth: Int
 
-  /// Anchors `root` (fresh or restored) with the user's dependency overrides.
-  init(anchor: ModelAnchor<Root>, dependencies: @escaping @Sendable (inout DependencyValues) -> Void) {
+  /// Hosts `anchor` (fresh or restored, its undo history kept already); a restored tree
+  /// gets the user's dependency overrides and keeps `undoDepth` undo steps.
+  init(anchor: ModelAnchor<Root>, undoDepth: Int, dependencies: @escaping @Sendable (inout DependencyValues) -> Void) {
     self.current = LockedState(Current(anchor: anchor, generation: 0))
+    self.undoDepth = undoDepth
     self.dependencies = dependencies
   }
 
@@ -36,6 +40,10 @@ final class ModelHost<Root: Model>: TreeHost {
 
   func snapshotRecord() throws -> SnapshotRecord { try anchor.snapshotRecord() }
 
+  func snapshotRecordWithUndoHistory() throws -> (record: SnapshotRecord, undoHistory: UndoHistory?) {
+    try anchor.snapshotRecordWithUndoHistory()
+  }
+
   func snapshotData() throws -> Data { try anchor.snapshot() }
 
   /// The new tree is decoded first (the slow part, with no lock held); then the old tree
@@ -44,6 +52,8 @@ final class ModelHost<Root: Model>: TreeHost {
   /// run meanwhile. An intent still running on the old tree finds its writes discarded.
   func restore(_ record: SnapshotRecord) throws -> UInt64 {
     let (_, restored) = try Root.andAnchor(restoring: record, revision: record.revision, dependencies)
+    // The restored tree starts with no undo history: the journal's rebase on it empties the kept one.
+    restored.keepUndoHistory(limit: undoDepth)
     // One restore at a time swaps trees: two restores on two event loops would otherwise
     // retire the same tree and name the same revision. (Lock order: this one, then the
     // old tree's, then `current`; nothing takes this one with another held.)

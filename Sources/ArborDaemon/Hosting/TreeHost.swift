@@ -17,6 +17,9 @@ protocol TreeHost: Sendable {
   func state() throws -> (revision: UInt64, value: JSONValue)
   /// The snapshot record of the tree.
   func snapshotRecord() throws -> SnapshotRecord
+  /// A snapshot record and the kept undo history at the same revision (the journal rebases
+  /// on both).
+  func snapshotRecordWithUndoHistory() throws -> (record: SnapshotRecord, undoHistory: UndoHistory?)
   /// The hash of the root's state schema.
   var schemaHash: String { get }
   /// Replaces the tree by the one in `record`, anchored at a revision above every one

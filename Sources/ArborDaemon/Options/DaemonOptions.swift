@@ -34,6 +34,9 @@ public struct DaemonOptions: ParsableArguments, Sendable {
   @Option(name: .long, help: "How many recent revisions are kept: in memory for `state.watch` with `since`, in the journal for `history.changes`, `state.at` and resuming across restarts.")
   public var history: Int = 1_000
 
+  @Option(name: .customLong("undo-depth"), help: "How many undo steps are kept, in memory and in the journal, so that `history.undo` and `history.redo` go on after a restart (at least 1).")
+  public var undoDepth: Int = 100
+
   @Option(name: .customLong("snapshot-every"), help: "Save a snapshot (and trim the journal) every N revisions.")
   public var snapshotEvery: Int = 10_000
 

@@ -124,7 +124,7 @@ final class DaemonJournal: Sendable {
         changeSet.isExact
         ? JournalEntry(
           revision: changeSet.revision, time: Date(), intent: changeSet.cause?.intent, target: changeSet.cause?.target,
-          patch: changeSet.patch)
+          patch: changeSet.patch, undoHistory: changeSet.undoHistory)
         : nil
       rebase = state.withLock { state -> Bool in
         guard state.generation == generation else { return false }
@@ -178,10 +178,12 @@ final class DaemonJournal: Sendable {
     while state.withLock({ $0.generation == generation }) {
       do {
         let host = self.host
-        let record = try await NIOThreadPool.singleton.runIfActive { try host.snapshotRecord() }
+        let (record, undoHistory) = try await NIOThreadPool.singleton.runIfActive { try host.snapshotRecordWithUndoHistory() }
         // Whatever was handed to the writer before comes first.
         try await writer.flush()
-        try await save(record)
+        // The kept undo history is replaced by the tree's at the snapshot's revision: the
+        // revisions before it that moved it may not be journalled.
+        try await save(record, undoHistory: undoHistory ?? UndoHistory())
         writer.advance(to: record.revision)
         let again = state.withLock { state -> Bool in
           guard state.generation == generation, case .rebasing(let pending) = state.mode else { return false }
@@ -313,19 +315,21 @@ final class DaemonJournal: Sendable {
     try await NIOThreadPool.singleton.runIfActive { try store.checkpoint() }
   }
 
-  /// Saves `record` and trims the journal to the window; one save at a time.
-  private func save(_ record: SnapshotRecord) async throws {
-    try await gate.run { try await write(record) }
+  /// Saves `record` and trims the journal to the window; one save at a time. With
+  /// `undoHistory`, the kept undo history becomes it (a rebase).
+  private func save(_ record: SnapshotRecord, undoHistory: UndoHistory? = nil) async throws {
+    try await gate.run { try await write(record, undoHistory: undoHistory) }
   }
 
-  private func write(_ record: SnapshotRecord) async throws {
-    guard record.revision != state.withLock({ $0.snapshotRevision }) || state.withLock({ $0.snapshots }) == 0 else {
+  private func write(_ record: SnapshotRecord, undoHistory: UndoHistory?) async throws {
+    guard record.revision != state.withLock({ $0.snapshotRevision }) || state.withLock({ $0.snapshots }) == 0 || undoHistory != nil else {
       // Saved already (a compaction got there first).
       return
     }
     let bytes = try await NIOThreadPool.singleton.runIfActive { try record.encodedBytes() }
     let windowStart = record.revision > UInt64(history) ? record.revision - UInt64(history) : 0
-    try await store.saveSnapshot(encoded: bytes, revision: record.revision, createdAt: record.createdAt, keepingFrom: windowStart)
+    try await store.saveSnapshot(
+      encoded: bytes, revision: record.revision, createdAt: record.createdAt, keepingFrom: windowStart, undoHistory: undoHistory)
     let oldest = try? await NIOThreadPool.singleton.runIfActive { [store] in try store.snapshotRevisions().first }
     state.withLock { state in
       state.snapshotRevision = record.revision
