@@ -67,7 +67,7 @@ public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded
   func replaceAnyState(_ state: any Sendable) { fatalError("abstract") }
   /// An undo part restoring `values` (property name to JSON) of this model, decoded with
   /// `models`; nil when none of them can be decoded. Lock held.
-  func undoPart(decoding values: [String: JSONValue], models: DecodedModels) -> (any UndoPart)? { fatalError("abstract") }
+  func undoPart(decoding part: UndoStep.Part, models: DecodedModels) -> (any UndoPart)? { fatalError("abstract") }
 
   // MARK: Locking
 

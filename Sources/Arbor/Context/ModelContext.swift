@@ -69,8 +69,8 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
     if let state = state as? M._$State { _state = state }
   }
 
-  override func undoPart(decoding values: [String: JSONValue], models: DecodedModels) -> (any UndoPart)? {
-    decodedUndoPart(values, models: models)
+  override func undoPart(decoding part: UndoStep.Part, models: DecodedModels) -> (any UndoPart)? {
+    decodedUndoPart(part.values, splices: part.splices, models: models)
   }
 
   /// The state to encode, read under the lock. Generated `encode(to:)` calls it.

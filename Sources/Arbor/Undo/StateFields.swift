@@ -32,6 +32,9 @@ private protocol StateField {
   /// Decodes `json` as the property's type into the field `path` of `root`; false when the
   /// type is not `Decodable` or the path is not a field of this type.
   static func decode<Root>(_ json: JSONValue, into root: inout Root, at path: AnyKeyPath, models: DecodedModels) throws -> Bool
+  /// Applies `splice` to the array of models in the field `path` of `root`; false when the
+  /// field is not such an array.
+  static func splice<Root>(_ splice: UndoStep.Splice, into root: inout Root, at path: AnyKeyPath, models: DecodedModels) throws -> Bool
 }
 
 extension Optional: StateField {
@@ -48,40 +51,63 @@ extension Optional: StateField {
     root[keyPath: writable] = value
     return true
   }
+
+  fileprivate static func splice<Root>(_ splice: UndoStep.Splice, into root: inout Root, at path: AnyKeyPath, models: DecodedModels) throws -> Bool {
+    guard let writable = path as? WritableKeyPath<Root, Self>, let array = root[keyPath: writable] as? any SplicedModelArray,
+      let spliced = try array.applying(splice, models: models) as? Wrapped
+    else { return false }
+    root[keyPath: writable] = spliced
+    return true
+  }
 }
 
 extension StateFields {
-  /// The values of `properties` in `state`, by name, as JSON; a value that is not
+  /// The values of `properties` in `saved`, by name, as JSON; an array of models as the
+  /// splice that turns its value in `current` back into the saved one. A value that is not
   /// `Encodable` (or fails to encode) is left out. Tree lock held.
-  static func encodedValues<M: Model>(_ properties: [Int], of state: M._$State, in type: M.Type) -> [String: JSONValue] {
+  static func encodedPart<M: Model>(
+    _ properties: [Int], saved: M._$State, current: M._$State, in type: M.Type
+  ) -> (values: [String: JSONValue], splices: [String: UndoStep.Splice]) {
     let paths = keyPaths(of: M.self)
     var values: [String: JSONValue] = [:]
+    var splices: [String: UndoStep.Splice] = [:]
     for property in properties where property < paths.count {
-      guard let path = paths[property], let field = state[keyPath: path] as? any StateField,
-        let value = field.propertyValue as? any Encodable, let json = try? JSONValueEncoder().encode(value)
-      else { continue }
-      values[M._$propertyName(property)] = json
+      guard let path = paths[property], let field = saved[keyPath: path] as? any StateField, let value = field.propertyValue else { continue }
+      let name = M._$propertyName(property)
+      if let array = value as? any SplicedModelArray, let now = (current[keyPath: path] as? any StateField)?.propertyValue,
+        let splice = array.splice(restoringFrom: now)
+      {
+        splices[name] = splice
+      } else if let encodable = value as? any Encodable, let json = try? JSONValueEncoder().encode(encodable) {
+        values[name] = json
+      }
     }
-    return values
+    return (values, splices)
   }
 }
 
 extension ModelContext {
-  /// The undo part restoring `values` (property name to JSON) of this model: the current
-  /// state with those properties decoded into it. Tree lock held.
-  func decodedUndoPart(_ values: [String: JSONValue], models: DecodedModels) -> StateUndoPart<M>? {
+  /// The undo part restoring `values` (property name to JSON) and `splices` of this model:
+  /// the current state with those properties decoded or spliced into it. Tree lock held.
+  func decodedUndoPart(_ values: [String: JSONValue], splices: [String: UndoStep.Splice]?, models: DecodedModels) -> StateUndoPart<M>? {
     let paths = StateFields.keyPaths(of: M.self)
     var state = _state
     var properties: [Int] = []
     for property in 0..<min(M._$propertyCount, paths.count) {
-      guard let json = values[M._$propertyName(property)], let path = paths[property],
-        let field = type(of: path).valueType as? any StateField.Type
+      let name = M._$propertyName(property)
+      let json = values[name]
+      let splice = splices?[name]
+      guard json != nil || splice != nil, let path = paths[property], let field = type(of: path).valueType as? any StateField.Type
       else { continue }
       do {
-        if try field.decode(json, into: &state, at: path, models: models) { properties.append(property) }
+        let restored =
+          if let splice { try field.splice(splice, into: &state, at: path, models: models) } else {
+            try field.decode(json!, into: &state, at: path, models: models)
+          }
+        if restored { properties.append(property) }
       } catch {
         tree?.pendingIssues.append(
-          "An undo step kept for '\(M._$propertyName(property))' of \(M._$typeName) cannot be decoded (\(error)); that property is not restored.")
+          "An undo step kept for '\(name)' of \(M._$typeName) cannot be applied (\(error)); that property is not restored.")
       }
     }
     guard !properties.isEmpty else { return nil }

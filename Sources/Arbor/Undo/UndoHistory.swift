@@ -19,12 +19,39 @@ public struct UndoStep: Sendable, Hashable, Codable {
     public var type: String
     /// The values, by property name, as the model's state encodes them.
     public var values: [String: JSONValue]
+    /// The arrays of models the step changes in place, by property name: what to put back
+    /// where, so that a step costs what it changed, not the whole array.
+    public var splices: [String: Splice]?
 
-    /// A part restoring `values` of the model `model` of type `type`.
-    public init(model: ModelID, type: String, values: [String: JSONValue]) {
+    /// A part restoring `values` (and `splices`) of the model `model` of type `type`.
+    public init(model: ModelID, type: String, values: [String: JSONValue], splices: [String: Splice]? = nil) {
       self.model = model
       self.type = type
       self.values = values
+      self.splices = splices
+    }
+  }
+
+  /// How to turn an array of models back into what it was: replace `remove` elements at
+  /// `at` with `insert` (the models that were there, as their state encodes them). Applied
+  /// only to an array of `count` elements, the count it had when the step was kept.
+  ///
+  /// ```swift
+  /// // Undoing an append to a list of three: remove the fourth element.
+  /// let splice = UndoStep.Splice(at: 3, remove: 1, count: 4, insert: [])
+  /// ```
+  public struct Splice: Sendable, Hashable, Codable {
+    public var at: Int
+    public var remove: Int
+    public var count: Int
+    public var insert: [JSONValue]
+
+    /// A splice replacing `remove` elements at `at` of an array of `count` with `insert`.
+    public init(at: Int, remove: Int, count: Int, insert: [JSONValue]) {
+      self.at = at
+      self.remove = remove
+      self.count = count
+      self.insert = insert
     }
   }
 

@@ -23,7 +23,8 @@ protocol UndoPart: Sendable {
   func restore()
   /// The same properties as they are now. Lock held.
   func current() -> any UndoPart
-  /// The saved values as JSON. Lock held.
+  /// The saved values as JSON, arrays of models as splices from their current value:
+  /// called once the transaction's writes are done. Lock held.
   func encoded() -> UndoStep.Part
 }
 
@@ -45,8 +46,8 @@ struct StateUndoPart<M: Model>: UndoPart {
   }
 
   func encoded() -> UndoStep.Part {
-    UndoStep.Part(
-      model: context.id, type: M._$typeName, values: StateFields.encodedValues(properties, of: state, in: M.self))
+    let (values, splices) = StateFields.encodedPart(properties, saved: state, current: context._state, in: M.self)
+    return UndoStep.Part(model: context.id, type: M._$typeName, values: values, splices: splices.isEmpty ? nil : splices)
   }
 }
 
@@ -200,10 +201,9 @@ final class UndoRecorder: @unchecked Sendable {  // Sendable: every field is gua
       },
       captureReverse: { [weak self] in
         guard let self, let tree = self.tree else { return .nothing }
-        return tree.lock.withLock {
-          let current = self.resolve(recorded).map { $0.current() }
-          return self.entry(RecordedUndo(parts: current.map { .live($0) }, step: UndoStep(parts: current.map { $0.encoded() })))
-        }
+        // Outside the journalled stack (which undoes with `step`), a plain entry.
+        let current = tree.lock.withLock { self.resolve(recorded).map { $0.current() } }
+        return self.entry(restoring: current)
       },
       recorded: recorded)
   }
@@ -221,7 +221,7 @@ final class UndoRecorder: @unchecked Sendable {  // Sendable: every field is gua
       case .kept(let kept):
         guard let context = tree.liveContext(kept.model), context.typeName == kept.type else { continue }
         if models == nil { models = DecodedModels(live: { [weak tree] id in tree?.liveContext(id) }) }
-        if let part = context.undoPart(decoding: kept.values, models: models!) { parts.append(part) }
+        if let part = context.undoPart(decoding: kept, models: models!) { parts.append(part) }
       }
     }
     // A decode writes the values it read into the live models it reused: put them back.
@@ -238,9 +238,10 @@ final class UndoRecorder: @unchecked Sendable {  // Sendable: every field is gua
     if journal === stack, let entry = stack.popLocked(fromUndo: undoing) {
       let parts = entry.recorded.map(resolve) ?? []
       let reverse = parts.map { $0.current() }
-      let reverseStep = UndoStep(parts: reverse.map { $0.encoded() })
       isRestoring = true
       for part in parts { part.restore() }
+      // Encoded once restored: its splices start from the restored values.
+      let reverseStep = UndoStep(parts: reverse.map { $0.encoded() })
       stack.appendLocked(self.entry(RecordedUndo(parts: reverse.map { .live($0) }, step: reverseStep)), toUndo: !undoing)
       history.append(undoing ? .undone(redo: reverseStep) : .redone(undo: reverseStep))
       // The history moved: that is a revision, even if no value did.
