@@ -1,3 +1,5 @@
+import ArborJSON
+
 extension AnyModelContext {
   /// Records that a property holding models was written and brings the child links up to date.
   /// Called with the lock held.
@@ -14,7 +16,8 @@ extension AnyModelContext {
       collectObservers(of: Self.structureSlot, into: &scope)
     }
     guard let tree = scope.tree, lifetime == .anchored else { return }
-    tree.changedInTransaction = true
+    // A write that leaves the container as it was (the same models, the same values) is no
+    // change: an intent that changes nothing commits nothing.
     let paths = tree.isRecording ? pathsFromRoot() : []
     let table = childTable ?? ChildTable()
     childTable = table
@@ -41,14 +44,19 @@ extension AnyModelContext {
     table.entries[slot].children = children
     // A model still held (at the same or another place of the property) kept its parent.
     noteParentChanges(removed: oldChildren, added: children, tree: tree)
+    // The smallest edits from the old value, when someone records: none, with the same
+    // models, is no change.
+    var edits: Result<[JSONPatchOperation], ChangeEncodingError>?
+    if !paths.isEmpty, case .success(let before?) = old.json {
+      edits = ContainerEdits.edits(from: before, to: value, models: visitor.found)
+    }
+    if case .success(let operations)? = edits, operations.isEmpty, Self.sameModels(oldChildren, children) { return }
+    tree.changedInTransaction = true
     guard !paths.isEmpty else { return }
     let name = propertyName(property)
     switch old.json {
-    case .success(let before?):
-      tree.record(
-        Change(
-          modelID: id, modelType: typeName, paths: paths, property: name, value: value,
-          edits: ContainerEdits.edits(from: before, to: value, models: visitor.found)))
+    case .success(_?):
+      tree.record(Change(modelID: id, modelType: typeName, paths: paths, property: name, value: value, edits: edits!))
     case .success(nil):
       tree.record(Change(modelID: id, modelType: typeName, paths: paths, property: name, operation: .set(value)))
     case .failure(let error):
@@ -70,6 +78,7 @@ extension AnyModelContext {
     // The child list is read in place: a second reference to it would make editing it copy.
     let prefix = array._$commonPrefix(with: table.entries[slot].children)
     if prefix == oldCount && prefix == newCount { return }
+    tree.changedInTransaction = true
     let suffix = array._$commonSuffix(with: table.entries[slot].children, limit: min(oldCount, newCount) - prefix)
     let oldMiddle = prefix..<(oldCount - suffix)
     let newMiddle = prefix..<(newCount - suffix)
@@ -134,6 +143,11 @@ extension AnyModelContext {
     table.entries[slot].children.replaceSubrange(oldMiddle, with: middle)
     // Moves (kept elements at new indices) are not parent changes.
     noteParentChanges(removed: removed, added: added, tree: tree)
+  }
+
+  /// Whether two child lists hold the same models in the same order.
+  private static func sameModels(_ a: ContiguousArray<AnyModelContext>, _ b: ContiguousArray<AnyModelContext>) -> Bool {
+    a.count == b.count && zip(a, b).allSatisfy { $0 === $1 }
   }
 
   /// Links a child found in `property` and, if it is new to the tree, anchors it and its
