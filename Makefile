@@ -10,7 +10,7 @@ SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # that the role tests start as another user.
 APT_PACKAGES := pkg-config util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat
 
-.PHONY: run run-socket tour test template test-busy test-busy-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-arborctl bench-store redis user-unit arborctl-extras clean
+.PHONY: run run-socket tour test template test-busy test-busy-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-arborctl bench-store redis valgrind user-unit arborctl-extras clean
 
 prerequisites:
 	@missing=""; \
@@ -154,9 +154,15 @@ redis:
 	@command -v redis-benchmark >/dev/null || { SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq redis-server redis-tools; }
 
-# The daemon under load next to Redis on a Unix socket (Debian's redis-server and
-# redis-tools are installed when missing): release builds, 3 runs each.
-bench-daemon: prerequisites redis
+# Debian's valgrind, for the instruction counts of bench-daemon (callgrind), when missing.
+valgrind:
+	@command -v callgrind_control >/dev/null || { SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq valgrind; }
+
+# The daemon under load next to Redis on a Unix socket (Debian's redis-server,
+# redis-tools and valgrind are installed when missing): release builds, 3 runs each of
+# both load shapes, then the instructions per request of both under callgrind.
+bench-daemon: prerequisites redis valgrind
 	swift build $(SWIFT_BUILD_FLAGS) -c release --product counterfactd
 	swift build $(SWIFT_BUILD_FLAGS) -c release --product arbor-benchmarks
 	"$$(swift build $(SWIFT_BUILD_FLAGS) -c release --show-bin-path)/arbor-benchmarks" daemon --runs $${RUNS:-3}

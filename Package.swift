@@ -242,6 +242,7 @@ let package = Package(
         "Arbor",
         "ArborDaemon",
         "ArborClient",
+        "ArborLoad",
         "ArborStore",
         .product(name: "GRDB", package: "GRDB.swift"),
         "ArborJSON",

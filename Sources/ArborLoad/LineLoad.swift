@@ -36,6 +36,8 @@ public enum LineLoad {
     public var p95: Double { latency.p95 }
     /// The 99th percentile, in milliseconds.
     public var p99: Double { latency.p99 }
+    /// The 99.9th percentile, in milliseconds.
+    public var p999: Double { latency.p999 }
     /// The worst latency, in milliseconds.
     public var max: Double { latency.max }
 

@@ -2,15 +2,17 @@ import ArborClient
 import ArborJSON
 import ArborLoad
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
 /// The daemon under load, next to Redis on a Unix socket as the baseline, in one run:
-/// intent round trips (1 and 50 clients: requests per second, p50/p99 latency) against
-/// `redis-benchmark -t set` with the same client counts, and the time for one change to
-/// reach 1,000 watchers.
+/// intent round trips against Redis SET with the same client (1 and 50 clients, driven by
+/// one epoll thread and by a thread per client: requests per second, p50/p99/p99.9
+/// latency), the time for one change to reach 1,000 watchers, and the instructions per
+/// request of both servers under callgrind.
 ///
 ///   arbor-benchmarks daemon [--quick] [--runs N]
 ///
@@ -24,12 +26,14 @@ struct DaemonBenchmarks {
   }
 
   let requests: Int
+  let quick: Bool
   let runs: Int
   let watchers: Int
   let changes: Int
 
   init(quick: Bool, runs: Int) {
     requests = quick ? 5_000 : 50_000
+    self.quick = quick
     self.runs = runs
     watchers = 1_000
     changes = quick ? 50 : 200
@@ -63,24 +67,31 @@ struct DaemonBenchmarks {
       print("the daemon or Redis did not start listening")
       return
     }
-    print("\n## Daemon: intent round trips over the socket vs Redis SET (redis-benchmark), \(runs) runs each, ranges min–max")
-    print("requests per run: \(requests); counterfactd and redis-server on this machine's 2 cores, with the load generator\n")
+    print("\n## Daemon: intent round trips over the socket vs Redis SET, the same client for both, \(runs) runs each, ranges min–max")
+    print("requests per run: \(requests); counterfactd and redis-server on this machine's 2 cores, with the load generator")
+    print("shapes: epoll = one thread, non-blocking sockets (as redis-benchmark); threads = one thread and one blocking connection per client (as many scripts)\n")
     do {
       let setup = try await ArborConnection.connect(to: socket)
       try await setup.call("intent.call", ["intent": "addButtonTapped"])
       setup.close()
-      print(pad("clients", 8), pad("arbor rps", 18), pad("redis rps", 18), pad("arbor p50 ms", 14), pad("redis p50 ms", 14), pad("arbor p99 ms", 14), pad("redis p99 ms", 14))
-      for clients in [1, 50] {
-        var arbor: [LoadResult] = []
-        var baseline: [LoadResult] = []
-        for _ in 0..<runs {
-          arbor.append(try await intentLoad(socket: socket, clients: clients))
-          if let result = redisLoad(socket: redisSocket, clients: clients) { baseline.append(result) }
+      print(
+        pad("shape", 8), pad("clients", 8), pad("arbor rps", 16), pad("redis rps", 16), pad("arbor/redis", 12), pad("arbor p50 ms", 14),
+        pad("redis p50 ms", 14), pad("arbor p99 ms", 14), pad("redis p99 ms", 14), pad("arbor p999 ms", 14), pad("redis p999 ms", 14))
+      for shape in LoadShape.allCases {
+        for clients in [1, 50] {
+          var arbor: [LoadResult] = []
+          var baseline: [LoadResult] = []
+          for _ in 0..<runs {
+            arbor.append(try await load(shape, socket: socket, clients: clients, request: Self.incrementLine))
+            baseline.append(try await load(shape, socket: redisSocket, clients: clients, request: Self.redisSet))
+          }
+          let ratios = zip(arbor, baseline).map { $0.rps / $1.rps }
+          print(
+            pad(shape.rawValue, 8), pad("\(clients)", 8), pad(range(arbor.map(\.rps), "%.0f"), 16), pad(range(baseline.map(\.rps), "%.0f"), 16),
+            pad(range(ratios, "%.2f"), 12), pad(range(arbor.map(\.p50), "%.3f"), 14), pad(range(baseline.map(\.p50), "%.3f"), 14),
+            pad(range(arbor.map(\.p99), "%.3f"), 14), pad(range(baseline.map(\.p99), "%.3f"), 14),
+            pad(range(arbor.map(\.p999), "%.3f"), 14), pad(range(baseline.map(\.p999), "%.3f"), 14))
         }
-        print(
-          pad("\(clients)", 8), pad(range(arbor.map(\.rps), "%.0f"), 18), pad(range(baseline.map(\.rps), "%.0f"), 18),
-          pad(range(arbor.map(\.p50), "%.3f"), 14), pad(range(baseline.map(\.p50), "%.3f"), 14),
-          pad(range(arbor.map(\.p99), "%.3f"), 14), pad(range(baseline.map(\.p99), "%.3f"), 14))
       }
       print("\n## Daemon: one change reaching \(watchers) watchers (time from sending the intent until the last watcher has the patch)\n")
       print(pad("run", 6), pad("p50 ms", 10), pad("p99 ms", 10), pad("max ms", 10))
@@ -91,19 +102,84 @@ struct DaemonBenchmarks {
     } catch {
       print("the daemon benchmark failed: \(error)")
     }
+    await countInstructions(in: directory)
   }
+
+  /// Instructions per request under callgrind, the daemon (`--fsync off`, one row, one
+  /// watcher of the root reading every notification) next to Redis's SET.
+  private func countInstructions(in directory: String) async {
+    print("\n## Daemon: instructions per request under callgrind (valgrind), one client, the same client for both\n")
+    guard InstructionCounts.available else {
+      print("valgrind is not installed (Debian's valgrind): no instruction counts")
+      return
+    }
+    let counts = InstructionCounts(directory: directory, requests: quick ? 1_000 : 5_000)
+    let socket = directory + "/counted.sock"
+    let watcherStop = WatcherStop()
+    let arbor = await counts.measure(
+      "arbor", executable: Self.daemonBinary(),
+      arguments: ["--socket", socket, "--state-dir", directory + "/counted-state", "--fsync", "off", "--log-level", "warning"],
+      socket: socket, request: Self.incrementLine,
+      prepare: { socket in
+        _ = try LineLoad.roundTrips(socket: socket, clients: 1, requests: 1, request: Self.addRowLine)
+        try watcherStop.watchRoot(socket)
+      })
+    watcherStop.stop()
+    let redisSocket = directory + "/counted-redis.sock"
+    let redis = await counts.measure(
+      "redis", executable: "redis-server", arguments: ["--port", "0", "--unixsocket", redisSocket, "--save", "", "--appendonly", "no"],
+      socket: redisSocket, request: Self.redisSet)
+    print(pad("server", 10), pad("instructions/request", 22), pad("mallocs/request", 16), "callgrind dump (callgrind_annotate FILE)")
+    for (name, figures) in [("arbor", arbor), ("redis", redis)] {
+      guard let figures else {
+        print(pad(name, 10), "not measured")
+        continue
+      }
+      print(pad(name, 10), pad(String(format: "%.0f", figures.instructions), 22), pad(String(format: "%.1f", figures.allocations), 16), figures.dump)
+    }
+    if let arbor, let redis {
+      print(String(format: "arbor / redis: %.1fx the instructions per request (goal: at most 4x)", arbor.instructions / redis.instructions))
+    }
+  }
+
+  /// The intent that adds the one row the counted load increments.
+  static let addRowLine = Array(#"{"jsonrpc":"2.0","id":1,"method":"intent.call","params":{"intent":"addButtonTapped"}}"#.utf8) + [0x0A]
 
   typealias LoadResult = LineLoad.Result
 
-  /// The intent every round trip calls: one write to the tree, one reply.
-  static let incrementLine = Array(#"{"jsonrpc":"2.0","id":1,"method":"intent.call","params":{"target":"/counters/0/counter","intent":"incrementTapped"}}"#.utf8) + [0x0A]
+  /// How the clients are driven.
+  enum LoadShape: String, CaseIterable {
+    /// One thread multiplexing every connection with epoll, as redis-benchmark does.
+    case epoll
+    /// A thread and a blocking connection per client, one request in flight each.
+    case threads
+  }
 
-  private func intentLoad(socket: String, clients: Int) async throws -> LoadResult {
+  /// Redis's SET in RESP; its reply, `+OK\r\n`, is one line.
+  static let redisSet = Array("*3\r\n$3\r\nSET\r\n$3\r\nkey\r\n$5\r\nvalue\r\n".utf8)
+
+  /// A RESP error reply starts with `-`.
+  static let isRedisError: @Sendable (ArraySlice<UInt8>) -> Bool = { $0.first == UInt8(ascii: "-") }
+
+  private func load(_ shape: LoadShape, socket: String, clients: Int, request: [UInt8]) async throws -> LoadResult {
     let requests = self.requests
     return try await LineLoad.onThread {
-      try LineLoad.roundTrips(socket: socket, clients: clients, requests: requests, request: Self.incrementLine)
+      switch shape {
+      case .epoll:
+        return try LineLoad.roundTrips(socket: socket, clients: clients, requests: requests, request: request)
+      case .threads:
+        return try LineLoad.independentRoundTrips(socket: socket, clients: clients, requests: requests, request: request, isError: Self.isRedisErrorOrJSON)
+      }
     }
   }
+
+  /// A reply that stops a run: a RESP error, or a JSON-RPC one.
+  static let isRedisErrorOrJSON: @Sendable (ArraySlice<UInt8>) -> Bool = { line in
+    isRedisError(line) || (line.first == UInt8(ascii: "{") && line.firstRange(of: Array(#""error":"#.utf8)) != nil)
+  }
+
+  /// The intent every round trip calls: one write to the tree, one reply.
+  static let incrementLine = Array(#"{"jsonrpc":"2.0","id":1,"method":"intent.call","params":{"target":"/counters/0/counter","intent":"incrementTapped"}}"#.utf8) + [0x0A]
 
   func redisLoad(socket: String, clients: Int, requests: Int? = nil) -> LoadResult? {
     let process = Process()
@@ -176,4 +252,49 @@ func raiseFileLimit() {
   getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
   limit.rlim_cur = limit.rlim_max
   setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+}
+
+/// A connection watching the daemon's root for the counted load, read on a thread of its
+/// own until stopped: a watcher that reads every notification, as the goal's has.
+final class WatcherStop: Sendable {
+  private let descriptor = Mutex<Int32>(-1)
+
+  /// Connects, sends `state.watch` of the root, and reads until ``stop()``.
+  func watchRoot(_ path: String) throws {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw LoadError("socket(): \(errno)") }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      raw.copyBytes(from: bytes.prefix(raw.count - 1))
+      raw[Swift.min(bytes.count, raw.count - 1)] = 0
+    }
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard connected == 0 else {
+      close(fd)
+      throw LoadError("cannot connect the watcher to \(path)")
+    }
+    descriptor.withLock { $0 = fd }
+    let watch = Array(#"{"jsonrpc":"2.0","id":1,"method":"state.watch","params":{"path":""}}"#.utf8) + [0x0A]
+    _ = watch.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    let thread = Thread {
+      var buffer = [UInt8](repeating: 0, count: 65_536)
+      while buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 {}
+    }
+    thread.start()
+  }
+
+  func stop() {
+    let fd = descriptor.withLock { fd -> Int32 in
+      defer { fd = -1 }
+      return fd
+    }
+    if fd >= 0 {
+      shutdown(fd, Int32(SHUT_RDWR))
+      close(fd)
+    }
+  }
 }

@@ -1,0 +1,151 @@
+import ArborLoad
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Instructions a server executes per request, counted by Valgrind's callgrind: a figure
+/// that does not move with the machine's load, to steer by. The server runs under
+/// `valgrind --tool=callgrind` with instrumentation off while it starts and warms up;
+/// `callgrind_control -i on` starts the count just before `requests` round trips from one
+/// client (the load generator is another process, not counted), and the count is dumped
+/// right after. Every thread of the server is counted, and the calls to `malloc` too.
+///
+///   valgrind --tool=callgrind --instr-atstart=no counterfactd …   (Debian's valgrind)
+struct InstructionCounts {
+  /// What one measurement found.
+  struct Figures {
+    var instructions: Double
+    var allocations: Double
+    var dump: String
+  }
+
+  let directory: String
+  let requests: Int
+
+  /// Starts `executable` under callgrind, waits for `socket`, runs `prepare` (against the
+  /// socket), warms up with `requests / 4` round trips, then counts `requests` of them.
+  func measure(
+    _ label: String, executable: String, arguments: [String], socket: String, request: [UInt8],
+    prepare: @escaping @Sendable (String) throws -> Void = { _ in }
+  ) async -> Figures? {
+    let output = directory + "/callgrind.\(label)"
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments =
+      ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=\(output).%p"] + [executable] + arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return nil }
+    defer {
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+    let pid = process.processIdentifier
+    // Under valgrind a start takes seconds.
+    guard await Self.waitForSocket(socket, seconds: 180) else { return nil }
+    let requests = self.requests
+    do {
+      try await LineLoad.onThread {
+        try prepare(socket)
+        _ = try LineLoad.roundTrips(socket: socket, clients: 1, requests: Swift.max(1, requests / 4), request: request)
+      }
+      guard Self.control(["-i", "on", String(pid)]) else { return nil }
+      _ = try await LineLoad.onThread {
+        try LineLoad.roundTrips(socket: socket, clients: 1, requests: requests, request: request)
+      }
+      guard Self.control(["-d", String(pid)]), Self.control(["-i", "off", String(pid)]) else { return nil }
+    } catch {
+      Swift.print("the counted load failed: \(error)")
+      return nil
+    }
+    let dumps = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+      .filter { $0.hasPrefix("callgrind.\(label).\(pid).") }.sorted()
+    guard let last = dumps.last, let text = try? String(contentsOfFile: directory + "/" + last, encoding: .utf8),
+      let total = Self.total(text)
+    else { return nil }
+    return Figures(
+      instructions: Double(total) / Double(requests), allocations: Double(Self.calls(to: "malloc", in: text)) / Double(requests),
+      dump: directory + "/" + last)
+  }
+
+  /// Whether valgrind and callgrind_control are installed.
+  static var available: Bool {
+    ["valgrind", "callgrind_control"].allSatisfy { tool in
+      (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":").contains {
+        FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)")
+      }
+    }
+  }
+
+  private static func control(_ arguments: [String]) -> Bool {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["callgrind_control"] + arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return false }
+    process.waitUntilExit()
+    return process.terminationStatus == 0
+  }
+
+  /// The `totals:` (or `summary:`) line of a callgrind dump: instructions executed.
+  static func total(_ text: String) -> Int? {
+    for line in text.split(separator: "\n") where line.hasPrefix("totals:") || line.hasPrefix("summary:") {
+      if let value = line.split(separator: " ").last.flatMap({ Int($0) }) { return value }
+    }
+    return nil
+  }
+
+  /// How many calls to the function `name` a callgrind dump records, from every caller.
+  /// Names are compressed: `cfn=(12) malloc` names id 12 once, later lines say `cfn=(12)`.
+  static func calls(to name: String, in text: String) -> Int {
+    var ids: Set<Substring> = []
+    var counting = false
+    var total = 0
+    for line in text.split(separator: "\n") {
+      if line.hasPrefix("cfn=") || line.hasPrefix("fn=") {
+        let rest = line.drop { $0 != "(" }
+        if let close = rest.firstIndex(of: ")") {
+          let id = rest[rest.startIndex...close]
+          let named = rest[rest.index(after: close)...].trimmingCharacters(in: .whitespaces)
+          if named == name { ids.insert(id) }
+          counting = line.hasPrefix("cfn=") && ids.contains(id)
+        } else {
+          counting = false
+        }
+      } else if line.hasPrefix("calls="), counting {
+        total += Int(line.dropFirst(6).split(separator: " ").first ?? "") ?? 0
+        counting = false
+      }
+    }
+    return total
+  }
+
+  static func waitForSocket(_ path: String, seconds: Int) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+      if FileManager.default.fileExists(atPath: path), Self.connects(path) { return true }
+      try? await Task.sleep(for: .milliseconds(200))
+    }
+    return false
+  }
+
+  private static func connects(_ path: String) -> Bool {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      raw.copyBytes(from: bytes)
+      raw[bytes.count] = 0
+    }
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    } == 0
+  }
+}
