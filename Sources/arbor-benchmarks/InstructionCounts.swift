@@ -43,8 +43,12 @@ struct InstructionCounts {
       process.waitUntilExit()
     }
     let pid = process.processIdentifier
-    // Under valgrind a start takes seconds.
-    guard await Self.waitForSocket(socket, seconds: 180) else { return nil }
+    // Under valgrind a start takes seconds; a server valgrind cannot run ends at once.
+    let deadline = ContinuousClock.now + .seconds(180)
+    while !(FileManager.default.fileExists(atPath: socket) && Self.connects(socket)) {
+      guard process.isRunning, ContinuousClock.now < deadline else { return nil }
+      try? await Task.sleep(for: .milliseconds(200))
+    }
     let requests = self.requests
     do {
       try await LineLoad.onThread {
@@ -65,9 +69,13 @@ struct InstructionCounts {
     guard let last = dumps.last, let text = try? String(contentsOfFile: directory + "/" + last, encoding: .utf8),
       let total = Self.total(text)
     else { return nil }
+    // The run's directory goes when it ends: the dump is kept beside it for callgrind_annotate.
+    let kept = NSTemporaryDirectory() + "arbor-callgrind-\(label).out"
+    try? FileManager.default.removeItem(atPath: kept)
+    try? FileManager.default.copyItem(atPath: directory + "/" + last, toPath: kept)
     return Figures(
       instructions: Double(total) / Double(requests), allocations: Double(Self.calls(to: "malloc", in: text)) / Double(requests),
-      dump: directory + "/" + last)
+      dump: kept)
   }
 
   /// Whether valgrind and callgrind_control are installed.
@@ -121,15 +129,6 @@ struct InstructionCounts {
       }
     }
     return total
-  }
-
-  static func waitForSocket(_ path: String, seconds: Int) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while ContinuousClock.now < deadline {
-      if FileManager.default.fileExists(atPath: path), Self.connects(path) { return true }
-      try? await Task.sleep(for: .milliseconds(200))
-    }
-    return false
   }
 
   private static func connects(_ path: String) -> Bool {
