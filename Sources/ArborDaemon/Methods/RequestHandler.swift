@@ -112,10 +112,10 @@ final class RequestHandler: Sendable {
         let current = host.revision
         guard at.revision <= current else { throw .revisionAhead(parameter: "revision", revision: at.revision, current: current) }
         return .later { await self.state(at: at.revision, path: path) }
-      case .historyUndo:
-        return try .reply(undo(redo: false))
-      case .historyRedo:
-        return try .reply(undo(redo: true))
+      case .historyUndo, .historyRedo:
+        // A step is a revision like an intent's: under `--fsync always` its reply waits for the disk.
+        let result = try undo(redo: method == .historyRedo)
+        return try repliesWaitForDisk ? .durable(revision: result.revision, Self.encode(result)) : .reply(result)
       }
     } catch {
       return .done(.failure(error))

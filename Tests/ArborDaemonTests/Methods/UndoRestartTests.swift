@@ -88,6 +88,28 @@ import Testing
     }
   }
 
+  @Test func underFsyncAlwaysAnUndoRepliesOnlyOnceItIsOnDisk() async throws {
+    // The daemon kills itself right after the journal commits revision 3 (the undo), before
+    // any reply that waited for it is sent: a reply to the undo would mean it did not wait.
+    let directory = try DaemonHarness.temporaryDirectory()
+    let arguments = ["--fsync", "always"]
+    try await withDaemon(
+      binary: Self.todosd(), arguments: arguments, directory: directory, environment: ["ARBOR_TEST_KILL_AFTER_COMMIT": "3"]
+    ) { daemon, _ in
+      let client = try await daemon.connect()
+      for title in ["a", "b"] { try await Self.intent(client, "addItem", ["title": .string(title)]) }
+      let reply = try? await withDeadline("the undo's reply or the end of the connection") { try await client.call("history.undo") }
+      #expect(reply == nil, "the undo was answered (\(String(describing: reply))) before its revision was on disk")
+    }
+    // It was on disk: the restarted daemon has it, and can redo it.
+    try await withDaemon(binary: Self.todosd(), arguments: arguments, directory: directory) { daemon, _ in
+      let client = try await daemon.connect()
+      #expect(try await Self.items(client).arrayValue?.map { $0["title"] } == ["a"])
+      try await client.call("history.redo")
+      #expect(try await Self.items(client).arrayValue?.map { $0["title"] } == ["a", "b"])
+    }
+  }
+
   @Test func theHistoryIsBoundedByUndoDepthAcrossRestarts() async throws {
     let directory = try DaemonHarness.temporaryDirectory()
     let arguments = ["--fsync", "always", "--undo-depth", "2"]
