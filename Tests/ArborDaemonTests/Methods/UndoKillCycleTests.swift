@@ -60,13 +60,16 @@ import Testing
         daemon, execution in
         let client = try await daemon.connect()
         let restored = try #require(try await client.call("state.get")["revision"]?.intValue)
+        let acknowledged = byRevision.keys.max() ?? 0
         if fsync == "always" {
-          #expect(byRevision.keys.max() == restored, "cycle \(cycle): revision \(restored) restored, \(byRevision.keys.max() ?? 0) acknowledged")
+          #expect(restored >= acknowledged, "cycle \(cycle): revision \(restored) restored, \(acknowledged) acknowledged")
         }
-        let kept = try #require(byRevision[restored], "cycle \(cycle): revision \(restored) was never acknowledged")
+        // The newest revision a reply named that the daemon kept (todosd's dirty flag
+        // commits revisions no reply names, after a pause of a second).
+        let kept = try #require(byRevision.keys.filter { $0 <= restored }.max())
         lostSteps += byRevision.keys.filter { $0 > restored }.count
-        byRevision = byRevision.filter { $0.key <= restored }
-        plain = kept
+        byRevision = byRevision.filter { $0.key <= kept }
+        plain = byRevision[kept]!
         #expect(try await Self.items(client) == plain.items, "cycle \(cycle): the list after the restart at revision \(restored)")
         for step in 1...25 {
           let (action, revision) = try await Self.randomStep(client, &plain, &random)
