@@ -11,7 +11,7 @@ extension LineLoad {
   /// `requests` times in all (shares differing by at most one) and read each reply line.
   /// The run starts when every client is connected, and ends when the last reply is read.
   ///
-  /// `isError` tells a reply that stops the run (nil: a JSON-RPC error); a closed
+  /// `isError` tells a reply that stops the run (by default a JSON-RPC error); a closed
   /// connection stops it too. The same client drives any line protocol whose replies are
   /// one line each, Redis's RESP included (`+OK\r\n`).
   ///
@@ -22,9 +22,8 @@ extension LineLoad {
   /// ```
   public static func independentRoundTrips(
     socket path: String, clients: Int, requests: Int, request: [UInt8],
-    isError: (@Sendable (ArraySlice<UInt8>) -> Bool)? = nil
+    isError: @escaping @Sendable (ArraySlice<UInt8>) -> Bool = LineLoad.isError
   ) throws -> Result {
-    let isError: @Sendable (ArraySlice<UInt8>) -> Bool = isError ?? { LineLoad.isError($0) }
     guard clients > 0, requests > 0 else {
       throw LoadError("clients and requests must be at least 1 (got \(clients), \(requests))")
     }

@@ -170,7 +170,11 @@ public enum LineLoad {
 
   /// Whether a JSON-RPC reply is an error: it has `"error":` before any `"result":` (a
   /// result's own members come after its `"result":`; a string's quotes are escaped).
-  static func isError(_ line: ArraySlice<UInt8>) -> Bool {
+  ///
+  /// ```swift
+  /// LineLoad.isError(Array(#"{"id":1,"error":{"code":-32601}}"#.utf8)[...])   // true
+  /// ```
+  public static func isError(_ line: ArraySlice<UInt8>) -> Bool {
     guard let error = line.firstOffset(of: errorMember) else { return false }
     guard let result = line.firstOffset(of: resultMember) else { return true }
     return error < result

@@ -5,9 +5,18 @@ import Foundation
 #endif
 
 /// A Unix socket connection as a bare file descriptor, for a load generator that costs as
-/// little per request as redis-benchmark does: no tasks, no buffers but one.
-struct RawSocket {
-  let fd: Int32
+/// little per request as redis-benchmark does: no tasks, no buffers but one. Blocking
+/// unless ``setNonBlocking()`` is called.
+///
+/// ```swift
+/// var socket = try RawSocket(connectingTo: "/tmp/d.sock")
+/// try socket.send(Array(#"{"jsonrpc":"2.0","id":1,"method":"daemon.status"}"#.utf8) + [0x0A])
+/// print(String(decoding: try socket.readLine(), as: UTF8.self))
+/// socket.close()
+/// ```
+public struct RawSocket: Sendable {
+  /// The connection's file descriptor.
+  public let fd: Int32
   /// Bytes read and not yet taken as lines: those from `consumed` on.
   private var pending: [UInt8] = []
   /// How many bytes at the start of `pending` were taken as lines already (removed at
@@ -16,7 +25,8 @@ struct RawSocket {
   /// Where `read` puts what it reads: allocated once per connection.
   private var chunk = [UInt8](repeating: 0, count: 4096)
 
-  init(connectingTo path: String) throws {
+  /// Connects to the Unix socket at `path`; throws ``LoadError`` (`.cannotConnect`) when nobody listens.
+  public init(connectingTo path: String) throws {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw LoadError("socket(): \(String(cString: strerror(errno)))") }
     var address = sockaddr_un()
@@ -42,7 +52,7 @@ struct RawSocket {
   }
 
   /// Writes all of `bytes`, waiting for room when the socket is non-blocking and full.
-  func send(_ bytes: [UInt8]) throws {
+  public func send(_ bytes: [UInt8]) throws {
     try send(bytes[...])
   }
 
@@ -65,7 +75,7 @@ struct RawSocket {
 
   /// Reads what the socket has, without waiting when it is non-blocking; false at the end
   /// of the stream.
-  mutating func fill() throws -> Bool {
+  public mutating func fill() throws -> Bool {
     while true {
       let fd = self.fd
       let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -97,7 +107,7 @@ struct RawSocket {
   }
 
   /// Waits for one line (the socket must be blocking).
-  mutating func readLine() throws -> ArraySlice<UInt8> {
+  public mutating func readLine() throws -> ArraySlice<UInt8> {
     while true {
       if let line = nextLine() { return line }
       guard try fill() else { throw LoadError("the daemon closed the connection") }
@@ -108,5 +118,6 @@ struct RawSocket {
     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
   }
 
-  func close() { _ = Glibc.close(fd) }
+  /// Closes the connection.
+  public func close() { _ = Glibc.close(fd) }
 }

@@ -185,9 +185,7 @@ struct DaemonBenchmarks {
   }
 
   /// A reply that stops a run: a RESP error, or a JSON-RPC one.
-  static let isRedisErrorOrJSON: @Sendable (ArraySlice<UInt8>) -> Bool = { line in
-    isRedisError(line) || (line.first == UInt8(ascii: "{") && line.firstRange(of: Array(#""error":"#.utf8)) != nil)
-  }
+  static let isRedisErrorOrJSON: @Sendable (ArraySlice<UInt8>) -> Bool = { isRedisError($0) || LineLoad.isError($0) }
 
   /// The intent every round trip calls: one write to the tree, one reply.
   static let incrementLine = Array(#"{"jsonrpc":"2.0","id":1,"method":"intent.call","params":{"target":"/counters/0/counter","intent":"incrementTapped"}}"#.utf8) + [0x0A]
@@ -272,28 +270,12 @@ final class WatcherStop: Sendable {
 
   /// Connects, sends `state.watch` of the root, and reads until ``stop()``.
   func watchRoot(_ path: String) throws {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw LoadError("socket(): \(errno)") }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      raw.copyBytes(from: bytes.prefix(raw.count - 1))
-      raw[Swift.min(bytes.count, raw.count - 1)] = 0
-    }
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    guard connected == 0 else {
-      close(fd)
-      throw LoadError("cannot connect the watcher to \(path)")
-    }
-    descriptor.withLock { $0 = fd }
-    let watch = Array(#"{"jsonrpc":"2.0","id":1,"method":"state.watch","params":{"path":""}}"#.utf8) + [0x0A]
-    _ = watch.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    let socket = try RawSocket(connectingTo: path)
+    descriptor.withLock { $0 = socket.fd }
+    try socket.send(Array(#"{"jsonrpc":"2.0","id":1,"method":"state.watch","params":{"path":""}}"#.utf8) + [0x0A])
     let thread = Thread {
-      var buffer = [UInt8](repeating: 0, count: 65_536)
-      while buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 {}
+      var reading = socket
+      while (try? reading.readLine()) != nil {}
     }
     thread.start()
   }

@@ -37,14 +37,17 @@ extension ModelAnchor {
   /// ```
   public func snapshotRecord(createdAt: Date = Date()) throws -> SnapshotRecord {
     try Root.refuseUnlessRestorable()
-    return try tree.lock.withLock {
-      do {
-        return SnapshotRecord(
-          root: Root._$typeName, schema: Root.schemaHash, revision: tree.revision, createdAt: createdAt,
-          state: try JSONValueEncoder().encode(model))
-      } catch let error as EncodingError {
-        throw SnapshotError(error)
-      }
+    return try tree.lock.withLock { try recordLocked(createdAt: createdAt) }
+  }
+
+  /// The snapshot record of the tree as it is. Tree lock held.
+  func recordLocked(createdAt: Date) throws -> SnapshotRecord {
+    do {
+      return SnapshotRecord(
+        root: Root._$typeName, schema: Root.schemaHash, revision: tree.revision, createdAt: createdAt,
+        state: try JSONValueEncoder().encode(model))
+    } catch let error as EncodingError {
+      throw SnapshotError(error)
     }
   }
 

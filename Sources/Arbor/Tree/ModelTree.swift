@@ -136,9 +136,10 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
     if changedInTransaction {
       revision += 1
       // Outlined: a tree nobody records and no intent call traces pays one test here.
-      if isRecording || tracingCalls.load(ordering: .relaxed) > 0 { recordCommit() }
-      // What the commit did to a journalled undo history went with its change set, if any.
-      if let undo { _ = undo.takeHistoryChanges() }
+      // What the commit did to a kept undo history goes with its change set (taken here
+      // even when nobody records, so that it never carries over to the next commit).
+      let undoHistory = undo?.takeHistoryChanges() ?? []
+      if isRecording || tracingCalls.load(ordering: .relaxed) > 0 { recordCommit(undoHistory: undoHistory) }
       changedInTransaction = false
       if !pendingChanges.isEmpty { pendingChanges = [] }
     }
@@ -182,13 +183,13 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   /// Tells the revision just committed to the call that made it (its trace), and hands its
   /// change set to the subscribers and listeners. Lock held.
   @inline(never)
-  private func recordCommit() {
+  private func recordCommit(undoHistory: [UndoHistoryChange]) {
     let cause = ChangeCause.current
     cause?.trace?.committed(revision, discarded: retired)
     guard isRecording, !retired else { return }
     let changeSet = ChangeSet(
       revision: revision, changes: pendingChanges, cause: cause, origin: originNoters > 0 ? ModificationOrigin.current() : nil,
-      undoHistory: undo?.takeHistoryChanges() ?? [])
+      undoHistory: undoHistory)
     var ended: [Int] = []
     for (id, subscription) in subscribers where !subscription.yield(changeSet) { ended.append(id) }
     for id in ended { subscribers.removeValue(forKey: id) }

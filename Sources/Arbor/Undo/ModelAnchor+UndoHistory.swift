@@ -1,4 +1,3 @@
-import ArborJSON
 import Foundation
 
 extension ModelAnchor {
@@ -22,7 +21,6 @@ extension ModelAnchor {
     guard let recorder = system.recorder, system.backend == nil || system.backend is ModelUndoStack else { return false }
     let stack = ModelUndoStack(limit: limit)
     recorder.setBackend(stack)
-    let tree = self.tree
     tree.lock.withLock { recorder.beginJournal(stack, restoring: history) }
     stack.notifyObservers()
     return true
@@ -45,15 +43,6 @@ extension ModelAnchor {
   /// ```
   public func snapshotRecordWithUndoHistory(createdAt: Date = Date()) throws -> (record: SnapshotRecord, undoHistory: UndoHistory?) {
     try Root.refuseUnlessRestorable()
-    return try tree.lock.withLock {
-      do {
-        let record = SnapshotRecord(
-          root: Root._$typeName, schema: Root.schemaHash, revision: tree.revision, createdAt: createdAt,
-          state: try JSONValueEncoder().encode(model))
-        return (record, tree.undo?.journalledHistory)
-      } catch let error as EncodingError {
-        throw SnapshotError(error)
-      }
-    }
+    return try tree.lock.withLock { (try recordLocked(createdAt: createdAt), tree.undo?.journalledHistory) }
   }
 }

@@ -19,6 +19,8 @@ struct SpliceMismatch: Error, CustomStringConvertible {
 extension Array: SplicedModelArray where Element: Model {
   func splice(restoringFrom after: Any) -> UndoStep.Splice? {
     guard let after = after as? [Element] else { return nil }
+    // Two arrays of models compared by identity, without the array of contexts that
+    // `_$commonPrefix(with:)` (reconciliation, against a parent's children) would need.
     func same(_ a: Element, _ b: Element) -> Bool { a._$modelContext === b._$modelContext }
     let limit = Swift.min(count, after.count)
     var prefix = 0

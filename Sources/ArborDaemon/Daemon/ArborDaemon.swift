@@ -137,7 +137,6 @@ public struct ArborDaemon<Root: Model>: Sendable {
     // state was migrated (its steps name the old schema's properties).
     let undoDepth = max(1, options.undoDepth)
     let keepsHistory = base != nil
-    anchor.keepUndoHistory(restoring: keepsHistory ? recovery.undoHistory : UndoHistory(), limit: undoDepth)
     if let dropped = recovery.undoHistoryDropped {
       logger.warning("the kept undo history was dropped: \(dropped); undo starts empty")
     } else if keepsHistory, !recovery.undoHistory.isEmpty {
@@ -170,7 +169,8 @@ public struct ArborDaemon<Root: Model>: Sendable {
         throw DaemonStartError("cannot save a snapshot of the restored state to \(file): \(error)")
       }
     }
-    let host = ModelHost(anchor: anchor, undoDepth: undoDepth, dependencies: dependencies)
+    let host = ModelHost(
+      anchor: anchor, undoHistory: keepsHistory ? recovery.undoHistory : UndoHistory(), undoDepth: undoDepth, dependencies: dependencies)
     let parts = DaemonParts(
       name: name, host: host, options: options, commandLine: self.options, logLevel: level, paths: paths, adopted: adopted, store: store,
       journalledThrough: max(base ?? 0, (try? store.journalRange()?.upperBound) ?? 0), base: base,

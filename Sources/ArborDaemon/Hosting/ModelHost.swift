@@ -20,9 +20,13 @@ final class ModelHost<Root: Model>: TreeHost {
   /// How many undo steps a tree keeps (`--undo-depth`).
   let undoDepth: Int
 
-  /// Hosts `anchor` (fresh or restored, its undo history kept already); a restored tree
-  /// gets the user's dependency overrides and keeps `undoDepth` undo steps.
-  init(anchor: ModelAnchor<Root>, undoDepth: Int, dependencies: @escaping @Sendable (inout DependencyValues) -> Void) {
+  /// Hosts `anchor` (fresh or restored), keeping its undo history from `undoHistory` (the
+  /// store's) with at most `undoDepth` steps; a tree restored later (`state.restore`) gets
+  /// the user's dependency overrides and starts with no history.
+  init(
+    anchor: ModelAnchor<Root>, undoHistory: UndoHistory, undoDepth: Int, dependencies: @escaping @Sendable (inout DependencyValues) -> Void
+  ) {
+    anchor.keepUndoHistory(restoring: undoHistory, limit: undoDepth)
     self.current = LockedState(Current(anchor: anchor, generation: 0))
     self.undoDepth = undoDepth
     self.dependencies = dependencies
@@ -53,7 +57,7 @@ final class ModelHost<Root: Model>: TreeHost {
   func restore(_ record: SnapshotRecord) throws -> UInt64 {
     let (_, restored) = try Root.andAnchor(restoring: record, revision: record.revision, dependencies)
     // The restored tree starts with no undo history: the journal's rebase on it empties the kept one.
-    restored.keepUndoHistory(limit: undoDepth)
+    restored.keepUndoHistory(restoring: UndoHistory(), limit: undoDepth)
     // One restore at a time swaps trees: two restores on two event loops would otherwise
     // retire the same tree and name the same revision. (Lock order: this one, then the
     // old tree's, then `current`; nothing takes this one with another held.)

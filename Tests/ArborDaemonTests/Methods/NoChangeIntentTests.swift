@@ -8,15 +8,15 @@ import Testing
 /// and the journal has no revision for it.
 @Suite struct NoChangeIntentTests {
   @Test func clearingNothingIsNoRevision() async throws {
-    try await withDaemon(binary: UndoRestartTests.todosd()) { daemon, _ in
+    try await withDaemon(binary: TodosCalls.todosd()) { daemon, _ in
       let client = try await daemon.connect()
-      let added = try await UndoRestartTests.intent(client, "addItem", ["title": "Milk"])
+      let added = try await TodosCalls.intent(client, "addItem", ["title": "Milk"])
       // Nothing is done: clearing the completed items leaves the list as it was. (The
       // list's own debounce may commit its dirty flag meanwhile, on a slow machine.)
-      let cleared = try await UndoRestartTests.intent(client, "clearCompleted")
+      let cleared = try await TodosCalls.intent(client, "clearCompleted")
       #expect(cleared["result"] == 0)
-      let again = try await UndoRestartTests.intent(client, "clearCompleted")
-      let toggled = try await UndoRestartTests.intent(client, "toggle", target: "/items/0")
+      let again = try await TodosCalls.intent(client, "clearCompleted")
+      let toggled = try await TodosCalls.intent(client, "toggle", target: "/items/0")
       let changes = try await client.call("history.changes", ["since": 0])["changes"]?.arrayValue ?? []
       // The journal has the add and the toggle, never a clearing, and no empty revision.
       #expect(!changes.contains { $0["intent"] == "clearCompleted" }, "\(changes)")

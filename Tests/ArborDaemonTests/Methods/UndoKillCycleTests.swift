@@ -37,7 +37,7 @@ import Testing
   static let titles = ["Milk", "Eggs", "Bread", "Tea"]
 
   static func items(_ client: ArborConnection) async throws -> [PlainList.Item] {
-    try await UndoRestartTests.items(client).arrayValue?.map {
+    try await TodosCalls.items(client).arrayValue?.map {
       PlainList.Item(id: $0["id"]?.stringValue ?? "?", title: $0["title"]?.stringValue ?? "?", isDone: $0["isDone"] == true)
     } ?? []
   }
@@ -56,7 +56,7 @@ import Testing
     var log: [String] = []
     var lostSteps = 0
     for cycle in 1...cycles {
-      let (_, status) = try await withDaemon(binary: UndoRestartTests.todosd(), arguments: ["--fsync", fsync], directory: directory) {
+      let (_, status) = try await withDaemon(binary: TodosCalls.todosd(), arguments: ["--fsync", fsync], directory: directory) {
         daemon, execution in
         let client = try await daemon.connect()
         let restored = try #require(try await client.call("state.get")["revision"]?.intValue)
@@ -95,31 +95,31 @@ import Testing
     let title = titles.randomElement(using: &random)!
     switch Int.random(in: 0..<100, using: &random) {
     case 0..<22:
-      let reply = try await UndoRestartTests.intent(client, "addItem", ["title": .string(title)])
+      let reply = try await TodosCalls.intent(client, "addItem", ["title": .string(title)])
       plain.edit { $0.append(.init(id: reply["result"]?.stringValue ?? "?", title: title)) }
       return ("add \(title)", reply["revision"]?.intValue)
     case 22..<34:
       guard let index else { return ("rename: no item", nil) }
-      let reply = try await UndoRestartTests.intent(client, "rename", target: ["id": .string(plain.items[index].id)], ["to": .string(title)])
+      let reply = try await TodosCalls.intent(client, "rename", target: ["id": .string(plain.items[index].id)], ["to": .string(title)])
       plain.edit { $0[index].title = title }
       return ("rename #\(index) to \(title)", reply["revision"]?.intValue)
     case 34..<48:
       guard let index else { return ("toggle: no item", nil) }
-      let reply = try await UndoRestartTests.intent(client, "toggle", target: ["id": .string(plain.items[index].id)])
+      let reply = try await TodosCalls.intent(client, "toggle", target: ["id": .string(plain.items[index].id)])
       plain.edit { $0[index].isDone.toggle() }
       return ("toggle #\(index)", reply["revision"]?.intValue)
     case 48..<56:
       guard let index else { return ("remove: no item", nil) }
-      let reply = try await UndoRestartTests.intent(client, "remove", ["id": .string(plain.items[index].id)])
+      let reply = try await TodosCalls.intent(client, "remove", ["id": .string(plain.items[index].id)])
       plain.edit { $0.remove(at: index) }
       return ("remove #\(index)", reply["revision"]?.intValue)
     case 56..<60:
-      let reply = try await UndoRestartTests.intent(client, "clearCompleted")
+      let reply = try await TodosCalls.intent(client, "clearCompleted")
       plain.edit { $0.removeAll(where: \.isDone) }
       return ("clear completed", reply["revision"]?.intValue)
     case 60..<82:
       guard let previous = plain.undo.popLast() else {
-        #expect(await UndoRestartTests.nothingLeft(client, "history.undo") == "org.arbor.NothingToUndo")
+        #expect(await TodosCalls.nothingLeft(client, "history.undo") == "org.arbor.NothingToUndo")
         return ("undo: nothing", nil)
       }
       let reply = try await client.call("history.undo")
@@ -128,7 +128,7 @@ import Testing
       return ("undo", reply["revision"]?.intValue)
     default:
       guard let next = plain.redo.popLast() else {
-        #expect(await UndoRestartTests.nothingLeft(client, "history.redo") == "org.arbor.NothingToRedo")
+        #expect(await TodosCalls.nothingLeft(client, "history.redo") == "org.arbor.NothingToRedo")
         return ("redo: nothing", nil)
       }
       let reply = try await client.call("history.redo")

@@ -9,81 +9,54 @@ import Testing
 /// Undo that survives a restart: a real `todosd`, killed with SIGKILL and started again on
 /// the same state directory, goes on undoing and redoing exactly where it was.
 @Suite struct UndoRestartTests {
-  static func todosd() -> String {
-    URL(fileURLWithPath: DaemonHarness.binary()).deletingLastPathComponent().appendingPathComponent("todosd").path
-  }
-
-  /// The items as the list holds them.
-  static func items(_ client: ArborConnection) async throws -> JSONValue {
-    try await client.call("state.get", ["path": "/items"])["value"] ?? .null
-  }
-
-  @discardableResult
-  static func intent(_ client: ArborConnection, _ intent: String, target: JSONValue? = nil, _ params: [String: JSONValue] = [:]) async throws
-    -> JSONValue
-  {
-    var call: [String: JSONValue] = ["intent": .string(intent), "params": .object(params)]
-    if let target { call["target"] = target }
-    return try await client.call("intent.call", .object(call))
-  }
-
-  static func nothingLeft(_ client: ArborConnection, _ method: String) async -> String? {
-    do {
-      try await client.call(method)
-      return nil
-    } catch {
-      return error.rpcError?.name
-    }
-  }
-
   @Test func undoAndRedoGoOnWhereTheyWereAfterAKill() async throws {
     let directory = try DaemonHarness.temporaryDirectory()
     // Every reply waits for its revision to be on disk: nothing acknowledged may be lost.
     let arguments = ["--fsync", "always"]
-    let (seen, killed) = try await withDaemon(binary: Self.todosd(), arguments: arguments, directory: directory) { daemon, execution in
+    let (seen, killed) = try await withDaemon(binary: TodosCalls.todosd(), arguments: arguments, directory: directory) { daemon, execution in
       let client = try await daemon.connect()
-      var seen = [try await Self.items(client)]
-      let milk = try await Self.intent(client, "addItem", ["title": "Milk"])["result"]
-      seen.append(try await Self.items(client))
-      let eggs = try await Self.intent(client, "addItem", ["title": "Eggs"])["result"]
-      seen.append(try await Self.items(client))
-      let bread = try await Self.intent(client, "addItem", ["title": "Bread"])["result"]
-      seen.append(try await Self.items(client))
-      try await Self.intent(client, "rename", target: ["id": eggs ?? .null], ["to": "Brown eggs"])
-      seen.append(try await Self.items(client))
-      try await Self.intent(client, "addTag", target: ["id": milk ?? .null], ["name": "shop"])
-      seen.append(try await Self.items(client))
-      try await Self.intent(client, "remove", ["id": bread ?? .null])
-      seen.append(try await Self.items(client))
+      var seen = [try await TodosCalls.items(client)]
+      let milk = try await TodosCalls.intent(client, "addItem", ["title": "Milk"])["result"]
+      seen.append(try await TodosCalls.items(client))
+      let eggs = try await TodosCalls.intent(client, "addItem", ["title": "Eggs"])["result"]
+      seen.append(try await TodosCalls.items(client))
+      let bread = try await TodosCalls.intent(client, "addItem", ["title": "Bread"])["result"]
+      seen.append(try await TodosCalls.items(client))
+      try await TodosCalls.intent(client, "rename", target: ["id": eggs ?? .null], ["to": "Brown eggs"])
+      seen.append(try await TodosCalls.items(client))
+      try await TodosCalls.intent(client, "addTag", target: ["id": milk ?? .null], ["name": "shop"])
+      seen.append(try await TodosCalls.items(client))
+      try await TodosCalls.intent(client, "remove", ["id": bread ?? .null])
+      seen.append(try await TodosCalls.items(client))
       // Two undos: Bread is back, then Milk loses its tag.
       try await client.call("history.undo")
       try await client.call("history.undo")
-      #expect(try await Self.items(client) == seen[4])
+      #expect(try await TodosCalls.items(client) == seen[4])
       try execution.send(signal: .kill)
       return seen
     }
     #expect(killed == .signaled(9))
 
-    try await withDaemon(binary: Self.todosd(), arguments: arguments, directory: directory) { daemon, _ in
+    try await withDaemon(binary: TodosCalls.todosd(), arguments: arguments, directory: directory) { daemon, _ in
       let client = try await daemon.connect()
       #expect(daemon.log.contains("kept 4 undo and 2 redo steps"), "\(daemon.log)")
-      #expect(try await Self.items(client) == seen[4])
+      #expect(try await TodosCalls.items(client) == seen[4])
       #expect(try await client.call("daemon.status")["undo"] == ["canUndo": true, "canRedo": true])
       // The two redos the killed daemon could still do.
       try await client.call("history.redo")
-      #expect(try await Self.items(client) == seen[5], "the first redo after the restart")
+      #expect(try await TodosCalls.items(client) == seen[5], "the first redo after the restart")
       try await client.call("history.redo")
-      #expect(try await Self.items(client) == seen[6], "the second redo after the restart: Bread removed again")
-      #expect(await Self.nothingLeft(client, "history.redo") == "org.arbor.NothingToRedo")
+      #expect(try await TodosCalls.items(client) == seen[6], "the second redo after the restart: Bread removed again")
+      #expect(await TodosCalls.nothingLeft(client, "history.redo") == "org.arbor.NothingToRedo")
       // Every step back to the empty list, through the removed item that comes back.
       for index in stride(from: 5, through: 0, by: -1) {
         try await client.call("history.undo")
-        #expect(try await Self.items(client) == seen[index], "undo to the state after edit \(index)")
+        #expect(try await TodosCalls.items(client) == seen[index], "undo to the state after edit \(index)")
       }
-      #expect(await Self.nothingLeft(client, "history.undo") == "org.arbor.NothingToUndo")
+      #expect(await TodosCalls.nothingLeft(client, "history.undo") == "org.arbor.NothingToUndo")
       for index in 1...6 {
         try await client.call("history.redo")
-        #expect(try await Self.items(client) == seen[index], "redo to the state after edit \(index)")
+        #expect(try await TodosCalls.items(client) == seen[index], "redo to the state after edit \(index)")
       }
     }
   }
@@ -113,17 +86,17 @@ import Testing
   @Test func theHistoryIsBoundedByUndoDepthAcrossRestarts() async throws {
     let directory = try DaemonHarness.temporaryDirectory()
     let arguments = ["--fsync", "always", "--undo-depth", "2"]
-    try await withDaemon(binary: Self.todosd(), arguments: arguments, directory: directory) { daemon, execution in
+    try await withDaemon(binary: TodosCalls.todosd(), arguments: arguments, directory: directory) { daemon, execution in
       let client = try await daemon.connect()
-      for title in ["a", "b", "c", "d"] { try await Self.intent(client, "addItem", ["title": .string(title)]) }
+      for title in ["a", "b", "c", "d"] { try await TodosCalls.intent(client, "addItem", ["title": .string(title)]) }
       try execution.send(signal: .kill)
     }
-    try await withDaemon(binary: Self.todosd(), arguments: arguments, directory: directory) { daemon, _ in
+    try await withDaemon(binary: TodosCalls.todosd(), arguments: arguments, directory: directory) { daemon, _ in
       let client = try await daemon.connect()
       try await client.call("history.undo")
       try await client.call("history.undo")
-      #expect(await Self.nothingLeft(client, "history.undo") == "org.arbor.NothingToUndo")
-      let titles = try await Self.items(client).arrayValue?.map { $0["title"] }
+      #expect(await TodosCalls.nothingLeft(client, "history.undo") == "org.arbor.NothingToUndo")
+      let titles = try await TodosCalls.items(client).arrayValue?.map { $0["title"] }
       #expect(titles == ["a", "b"], "two steps were kept of four")
     }
   }
@@ -131,25 +104,25 @@ import Testing
   @Test func aRestoreClearsTheHistoryForGood() async throws {
     let directory = try DaemonHarness.temporaryDirectory()
     let arguments = ["--fsync", "always"]
-    try await withDaemon(binary: Self.todosd(), arguments: arguments, directory: directory) { daemon, execution in
+    try await withDaemon(binary: TodosCalls.todosd(), arguments: arguments, directory: directory) { daemon, execution in
       let client = try await daemon.connect()
-      try await Self.intent(client, "addItem", ["title": "Milk"])
+      try await TodosCalls.intent(client, "addItem", ["title": "Milk"])
       let record = try await client.call("state.snapshot")
-      try await Self.intent(client, "addItem", ["title": "Eggs"])
+      try await TodosCalls.intent(client, "addItem", ["title": "Eggs"])
       try await client.call("history.undo")
       try await client.call("state.restore", ["record": record])
-      #expect(await Self.nothingLeft(client, "history.undo") == "org.arbor.NothingToUndo")
-      #expect(await Self.nothingLeft(client, "history.redo") == "org.arbor.NothingToRedo")
+      #expect(await TodosCalls.nothingLeft(client, "history.undo") == "org.arbor.NothingToUndo")
+      #expect(await TodosCalls.nothingLeft(client, "history.redo") == "org.arbor.NothingToRedo")
       // A step after the restore is the only one.
-      try await Self.intent(client, "addItem", ["title": "Bread"])
+      try await TodosCalls.intent(client, "addItem", ["title": "Bread"])
       try execution.send(signal: .kill)
     }
-    try await withDaemon(binary: Self.todosd(), arguments: arguments, directory: directory) { daemon, _ in
+    try await withDaemon(binary: TodosCalls.todosd(), arguments: arguments, directory: directory) { daemon, _ in
       let client = try await daemon.connect()
       #expect(try await client.call("daemon.status")["undo"] == ["canUndo": true, "canRedo": false])
       try await client.call("history.undo")
-      #expect(try await Self.items(client).arrayValue?.map { $0["title"] } == ["Milk"])
-      #expect(await Self.nothingLeft(client, "history.undo") == "org.arbor.NothingToUndo")
+      #expect(try await TodosCalls.items(client).arrayValue?.map { $0["title"] } == ["Milk"])
+      #expect(await TodosCalls.nothingLeft(client, "history.undo") == "org.arbor.NothingToUndo")
     }
   }
 }

@@ -113,13 +113,8 @@ import Testing
     }
   }
 
-  /// `todosd`, next to `counterfactd`.
-  static func todosd() -> String {
-    URL(fileURLWithPath: DaemonHarness.binary()).deletingLastPathComponent().appendingPathComponent("todosd").path
-  }
-
   @Test func todosUndoStepsBackThroughTheListsHistory() async throws {
-    try await withDaemon(binary: Self.todosd()) { daemon, _ in
+    try await withDaemon(binary: TodosCalls.todosd()) { daemon, _ in
       let run = try await Self.run("bash", [Self.recipe("todos-undo.sh")], socket: daemon.socket)
       #expect(run.status == .exited(0), "\(run.error)")
       #expect(
