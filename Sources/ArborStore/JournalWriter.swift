@@ -46,6 +46,7 @@ public final class JournalWriter: Sendable {
   private let state = LockedState(State())
   /// Told the newest written revision after each write that advanced it.
   private let writtenObserver = LockedState<(@Sendable (UInt64) -> Void)?>(nil)
+  private let transactionObserver = LockedState<(@Sendable (Duration, Int) -> Void)?>(nil)
   /// Whether `failure` is set, readable without the lock (checked before every intent).
   private let failed = Atomic<Bool>(false)
   /// Wakes the writer's thread: signalled once each time `writing` turns true.
@@ -144,6 +145,17 @@ public final class JournalWriter: Sendable {
   /// ```
   public func observeWritten(_ body: @escaping @Sendable (UInt64) -> Void) {
     writtenObserver.withLock { $0 = body }
+  }
+
+  /// Calls `body` after every journal transaction the writer's thread commits, with how
+  /// long it took (the write and, unless `--fsync off`, its sync) and how many revisions it
+  /// held. One observer; a second replaces the first.
+  ///
+  /// ```swift
+  /// writer.observeTransactions { duration, revisions in histogram.record(duration) }
+  /// ```
+  public func observeTransactions(_ body: @escaping @Sendable (Duration, Int) -> Void) {
+    transactionObserver.withLock { $0 = body }
   }
 
   private func tellWritten(_ revision: UInt64) {
@@ -274,7 +286,9 @@ public final class JournalWriter: Sendable {
       }
       guard !batch.isEmpty else { return }
       do {
+        let started = ContinuousClock.now
         try store.appendNow(batch)
+        if let observer = transactionObserver.withLock({ $0 }) { observer(ContinuousClock.now - started, batch.count) }
         if let revision = CrashPoint.afterCommit, let last = batch.last?.revision, last >= revision { CrashPoint.crash() }
         let (ready, written) = state.withLock { state -> ([Waiter], UInt64) in
           state.transactions += 1

@@ -90,6 +90,7 @@ public struct ArborDaemon<Root: Model>: Sendable {
       }
     }
     logger.logLevel = Logger.Level(rawValue: options.logLevel) ?? .info
+    try Self.checkHTTPOptions(options)
     // The socket first: a daemon refused for a live socket touches nothing in the state
     // directory. Then the state directory's lock: one daemon owns the state at a time, and
     // nothing in the directory is opened before it has the lock.
@@ -199,6 +200,29 @@ extension ArborDaemon {
   /// Takes the state directory's lock. A lock that this very process holds is waited for a
   /// moment (2 s): a child process being started elsewhere in the process (a test host
   /// starting a subprocess) holds a copy of the descriptor until it execs.
+  /// `--http` on a non-loopback address needs `--http-allow-remote`; a token file must
+  /// hold a usable token. Checked before anything is opened.
+  static func checkHTTPOptions(_ options: DaemonOptions) throws {
+    guard let address = options.http else {
+      if options.httpTokenFile != nil || options.httpAllowRemote {
+        throw DaemonStartError("cannot start: --http-token-file and --http-allow-remote need --http ADDRESS:PORT")
+      }
+      return
+    }
+    if !address.isLoopback && !options.httpAllowRemote {
+      throw DaemonStartError(
+        "cannot start: --http \(address) is not a loopback address, and HTTP carries no peer credentials; pass --http-allow-remote to serve the inspector and /metrics there (see Docs/Operations.md)"
+      )
+    }
+    if let tokenFile = options.httpTokenFile {
+      do {
+        _ = try HTTPAccess.readToken(tokenFile)
+      } catch {
+        throw DaemonStartError("cannot start: --http-token-file \(error)")
+      }
+    }
+  }
+
   static func lockStateDirectory(_ directory: String) async throws -> StateDirectoryLock {
     let deadline = ContinuousClock.now + .seconds(2)
     while true {

@@ -45,6 +45,8 @@ final class DaemonParts: Sendable {
   /// that come after it.
   let live: LockedState<DaemonOptions>
   private let nextConnectionID = Atomic<Int>(1)
+  /// True while the Unix socket listens and the daemon is not stopping (`/readyz`).
+  let serving = Atomic<Bool>(false)
   /// `--event-loops N`: a group of the daemon's own, shut down by ``shutdown()``.
   private let ownEventLoops: MultiThreadedEventLoopGroup?
 
@@ -80,6 +82,9 @@ final class DaemonParts: Sendable {
       journal.follow(holding: nil)
       pump.restart()
     }
+    let metrics = stats.metrics
+    journal.writer.observeTransactions { duration, revisions in metrics.journalTransaction(took: duration, revisions: revisions) }
+    journal.observeSnapshots { duration, bytes in metrics.snapshotSaved(took: duration, bytes: bytes) }
     // One event loop per core unless `--event-loops` says otherwise.
     ownEventLoops = options.eventLoops > 0 ? MultiThreadedEventLoopGroup(numberOfThreads: options.eventLoops) : nil
     Self.raiseOpenFileLimit(logger: logger)
@@ -99,6 +104,11 @@ final class DaemonParts: Sendable {
       let interval = Duration.milliseconds(Int64(max(0.05, live.withLock { $0.statusInterval }) * 1000))
       services.append(.init(service: StatusTicker(notifier: notifier, interval: interval) { [self] in statusLine() }))
     }
+    // Before the socket server, so that it stops after it: health checks are answered
+    // (not ready) while the daemon drains.
+    if let address = live.withLock({ $0.http }) {
+      services.append(.init(service: HTTPListener(parts: self, address: address)))
+    }
     services.append(.init(service: SocketServer(parts: self, listening: listening), successTerminationBehavior: .gracefullyShutdownGroup))
     return services
   }
@@ -114,16 +124,23 @@ final class DaemonParts: Sendable {
   /// `--max-connections` are open. Runs on the connection's event loop.
   func accept(_ channel: any Channel, credentials: PeerCredentials?) throws {
     let options = live.withLock { $0 }
+    let policy = AccessPolicy(
+      ownUID: getuid(), readers: options.readers.principals, operators: options.operators.principals, admins: options.admins.principals)
+    let role = credentials.flatMap { policy.role(uid: $0.uid, gid: $0.gid) }
+    try accept(channel, role: role, peer: credentials?.description ?? "unknown peer", options: options)
+  }
+
+  /// Admits a connection whose role is already known (an inspector WebSocket, bridged by
+  /// ``WebSocketBridge``): the same pipeline, limits and accounting as the socket's.
+  func accept(_ channel: any Channel, role: Role?, peer: String, options: DaemonOptions? = nil) throws {
+    let options = options ?? live.withLock { $0 }
     let maxConnections = options.maxConnections
     if stats.clients >= maxConnections {
-      logger.warning("refused a connection (\(credentials?.description ?? "unknown peer")): \(maxConnections) are open")
+      logger.warning("refused a connection (\(peer)): \(maxConnections) are open")
       Self.refuse(channel, limit: maxConnections)
       return
     }
-    let policy = AccessPolicy(
-      ownUID: getuid(), readers: options.readers.principals, operators: options.operators.principals, admins: options.admins.principals)
     let id = nextConnectionID.wrappingAdd(1, ordering: .relaxed).oldValue
-    let role = credentials.flatMap { policy.role(uid: $0.uid, gid: $0.gid) }
     stats.clientConnected()
     channel.closeFuture.whenComplete { [stats] _ in stats.clientDisconnected() }
     // Nearest the socket first: the writer of the connection's outbox, the line framing,
@@ -144,6 +161,33 @@ final class DaemonParts: Sendable {
     channel.writeAndFlush(ByteBuffer(bytes: line)).whenComplete { _ in channel.close(promise: nil) }
   }
 
+  // MARK: The HTTP listener
+
+  /// Who an inspector WebSocket may be, by the token file in force.
+  var httpAccess: HTTPAccess { HTTPAccess(tokenFile: live.withLock { $0.httpTokenFile }) }
+
+  /// Why `/readyz` says not ready, or nil when the daemon is ready.
+  func notReadyReason() -> String? {
+    if handler.stopping.load(ordering: .relaxed) { return "stopping" }
+    if !serving.load(ordering: .relaxed) { return "the socket does not listen yet" }
+    if let refusal = journal.refusal { return "the journal refuses writes (\(refusal.cause)): \(refusal.reason)" }
+    return nil
+  }
+
+  /// The text of `/metrics`, with the figures that are a state read now.
+  func metricsExposition() -> [UInt8] {
+    let snapshot = stats.snapshot()
+    let sizes = store.fileSizes
+    let progress = journal.writer.progress
+    return stats.metrics.exposition(
+      current: DaemonMetrics.Current(
+        revision: host.revision, connections: snapshot.clients, watches: hub.subscriptionCount,
+        resyncs: hub.resyncsSent.load(ordering: .relaxed), watchesClosed: hub.watchesClosed.load(ordering: .relaxed),
+        intentsInFlight: snapshot.intentsInFlight, intentsPerSecond: snapshot.intentsPerSecond, uptime: snapshot.uptime,
+        journalLag: journal.writer.lag, journalWrittenRevision: progress.revision, journalBytes: sizes.database + sizes.writeAheadLog,
+        writesRefused: journal.refusal != nil))
+  }
+
   // MARK: Settings and status
 
   /// SIGHUP: `RELOADING=1`, the settings file read again over the command line's options,
@@ -157,7 +201,13 @@ final class DaemonParts: Sendable {
     }
     do {
       let next = try ConfigurationFile(path: path).apply(to: commandLine)
-      live.withLock { $0 = next }
+      let previous = live.withLock { live in
+        defer { live = next }
+        return live
+      }
+      if previous.http != next.http || previous.httpAllowRemote != next.httpAllowRemote {
+        logger.notice("reloaded \(path): http and http-allow-remote take effect at the next start")
+      }
       logLevel.value = Logger.Level(rawValue: next.logLevel) ?? .info
       logger.notice(
         "reloaded \(path): readers \(next.readers), operators \(next.operators), admins \(next.admins), max-connections \(next.maxConnections), max-in-flight \(next.maxInFlight), log-level \(next.logLevel)"

@@ -3,7 +3,8 @@ import ArborRPC
 import Foundation
 import Synchronization
 
-/// Counters for `daemon.status`: clients, intents in flight and the recent intent rate.
+/// Counters for `daemon.status`: clients, intents in flight and the recent intent rate;
+/// and the figures of `/metrics` (``DaemonMetrics``).
 final class DaemonStats: Sendable {
   struct Snapshot: Sendable {
     var uptime: Double
@@ -19,6 +20,8 @@ final class DaemonStats: Sendable {
     var buckets: [Int: Int] = [:]
   }
 
+  /// The figures of `/metrics`; intents are counted there too.
+  let metrics = DaemonMetrics()
   private let started = ContinuousClock.now
   /// Woken when the last intent in flight finishes.
   private let drained = ZeroWait()
@@ -44,6 +47,7 @@ final class DaemonStats: Sendable {
       }
       return state.intentsInFlight == 0
     }
+    if counted { metrics.intentRan() }
     if none { drained.signal() }
   }
 

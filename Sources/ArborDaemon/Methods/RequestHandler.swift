@@ -1,3 +1,4 @@
+import ArborLocking
 import Arbor
 import ArborJSON
 import ArborRPC
@@ -20,6 +21,8 @@ final class RequestHandler: Sendable {
   private let discovery: DiscoveryDocument
   /// Set when the daemon stops: intents and restores are refused from then on.
   let stopping = Atomic<Bool>(false)
+  /// The HTTP listener's address once it listens (`daemon.status`'s `http`).
+  let httpURL = LockedState<String?>(nil)
 
   init(
     host: any TreeHost, hub: WatchHub, journal: DaemonJournal, stats: DaemonStats, name: String, logger: Logger,
@@ -58,7 +61,29 @@ final class RequestHandler: Sendable {
   /// Every method is routed by the one `switch` below: its parameters are read into its
   /// `Params` type (`ArborRPC`), and its reply is built from its `Result` type.
   func handleNow(_ request: RPCRequest, connection: ConnectionContext, inBatch: Bool) -> Handling {
-    guard let method = Method(rawValue: request.method) else {
+    let started = ContinuousClock.now
+    let method = Method(rawValue: request.method)
+    let handling = route(request, method: method, connection: connection, inBatch: inBatch)
+    let metrics = stats.metrics
+    switch handling {
+    case .done(let outcome):
+      metrics.requestHandled(method, failed: outcome?.isFailure ?? false, took: ContinuousClock.now - started)
+      return handling
+    case .durable:
+      metrics.requestHandled(method, failed: false, took: ContinuousClock.now - started)
+      return handling
+    case .later(let work):
+      return .later {
+        let outcome = await work()
+        metrics.requestHandled(method, failed: outcome?.isFailure ?? false, took: ContinuousClock.now - started)
+        return outcome
+      }
+    }
+  }
+
+  /// Routes a request to its method (nil: no method has its name).
+  private func route(_ request: RPCRequest, method: Method?, connection: ConnectionContext, inBatch: Bool) -> Handling {
+    guard let method else {
       return .done(.failure(.methodNotFound(request.method, available: Method.allCases.map(\.rawValue))))
     }
     guard let role = connection.role, role >= method.requiredRole else {
@@ -279,7 +304,7 @@ final class RequestHandler: Sendable {
       name: name, version: ArborDaemonVersion.current, protocol: ArborProtocol.version, pid: Int(getpid()), root: host.rootType,
       uptime: (snapshot.uptime * 1000).rounded() / 1000, revision: host.revision, clients: snapshot.clients,
       subscriptions: hub.subscriptionCount, intentsPerSecond: (snapshot.intentsPerSecond * 10).rounded() / 10,
-      intentsInFlight: snapshot.intentsInFlight, journal: journalStatus, undo: undoStatus)
+      intentsInFlight: snapshot.intentsInFlight, journal: journalStatus, undo: undoStatus, http: httpURL.withLock { $0 })
   }
 
   /// A result as the JSON of a reply.
@@ -339,5 +364,12 @@ extension RequestHandler.Handling {
   /// Done, replying `result`.
   static func reply<Result: Encodable>(_ result: Result) throws(RPCError) -> Self {
     .done(.success(try RequestHandler.encode(result)))
+  }
+}
+
+extension Result {
+  fileprivate var isFailure: Bool {
+    if case .failure = self { return true }
+    return false
   }
 }

@@ -3,7 +3,10 @@ import Foundation
 /// The settings file of `--config`: `key = value` lines with the long option names, read
 /// at start and again on SIGHUP. Only what can change while the daemon runs is there:
 /// roles, limits and the log level; the socket, state directory, fsync policy and history
-/// stay as the daemon started.
+/// stay as the daemon started. The HTTP listener's settings (`http`, `http-allow-remote`,
+/// `http-token-file`) are read at start; a reload that changes `http` or
+/// `http-allow-remote` is told they take effect at the next start. The token file itself
+/// is read at every connection.
 ///
 /// ```ini
 /// # /etc/arbor/counterfactd.conf
@@ -19,7 +22,7 @@ public struct ConfigurationFile: Sendable {
   /// The settings a file may hold.
   public static let keys = [
     "readers", "operators", "admins", "max-connections", "max-in-flight", "watch-queue", "max-line-bytes",
-    "max-output-bytes", "log-level",
+    "max-output-bytes", "log-level", "http", "http-allow-remote", "http-token-file",
   ]
 
   /// `options` with the file's settings applied over them; throws with the file, the line
@@ -68,6 +71,17 @@ public struct ConfigurationFile: Sendable {
           throw ConfigurationError(path: path, line: line, "log-level must be one of \(LogLevelName.all.joined(separator: ", ")), not '\(value)'")
         }
         options.logLevel = value
+      case "http":
+        guard let address = HTTPAddress(argument: value) else {
+          throw ConfigurationError(path: path, line: line, "http must be HOST:PORT (such as 127.0.0.1:9090), not '\(value)'")
+        }
+        options.http = address
+      case "http-allow-remote":
+        guard value == "true" || value == "false" else {
+          throw ConfigurationError(path: path, line: line, "http-allow-remote must be true or false, not '\(value)'")
+        }
+        options.httpAllowRemote = value == "true"
+      case "http-token-file": options.httpTokenFile = value
       default:
         throw ConfigurationError(path: path, line: line, "unknown setting '\(key)' (known: \(Self.keys.joined(separator: ", ")))")
       }

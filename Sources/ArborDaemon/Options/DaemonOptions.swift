@@ -76,6 +76,21 @@ public struct DaemonOptions: ParsableArguments, Sendable {
   @Option(name: .customLong("status-interval"), help: "How often systemd's status line (STATUS=) is refreshed, in seconds.")
   public var statusInterval: Double = 5
 
+  @Option(
+    name: .long,
+    help: "Serve the inspector, /metrics, /healthz and /readyz over HTTP at HOST:PORT (off by default; loopback only unless --http-allow-remote; port 0 picks a free one)."
+  )
+  public var http: HTTPAddress?
+
+  @Flag(name: .customLong("http-allow-remote"), help: "Let --http listen on an address other than loopback (HTTP carries no peer credentials: see Docs/Operations.md).")
+  public var httpAllowRemote = false
+
+  @Option(
+    name: .customLong("http-token-file"),
+    help: "A file whose first line is a token: an inspector WebSocket that presents it has the operator role (without it, the inspector is read-only). Read at every connection, so it can be replaced while the daemon runs."
+  )
+  public var httpTokenFile: String?
+
   @Option(name: .long, help: "A settings file (key = value: readers, operators, admins, the limits, log-level) read at start and again on SIGHUP.")
   public var config: String?
 

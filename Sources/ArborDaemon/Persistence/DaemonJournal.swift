@@ -52,6 +52,7 @@ final class DaemonJournal: Sendable {
 
   private let state = LockedState(State())
   private let gate = SnapshotGate()
+  private let snapshotObserver = LockedState<(@Sendable (Duration, Int) -> Void)?>(nil)
   /// The journal cannot follow the tree because the snapshot it must rebase on cannot be
   /// saved: writes are refused until it can (the reason is in `rebaseError`).
   private let rebaseFailing = Atomic<Bool>(false)
@@ -326,6 +327,7 @@ final class DaemonJournal: Sendable {
       // Saved already (a compaction got there first).
       return
     }
+    let started = ContinuousClock.now
     let bytes = try await NIOThreadPool.singleton.runIfActive { try record.encodedBytes() }
     let windowStart = record.revision > UInt64(history) ? record.revision - UInt64(history) : 0
     try await store.saveSnapshot(
@@ -338,7 +340,14 @@ final class DaemonJournal: Sendable {
       state.lastError = nil
       if let oldest { state.oldestKept = oldest }
     }
+    snapshotObserver.withLock { $0 }?(ContinuousClock.now - started, bytes.count)
     logger.debug("saved a snapshot of revision \(record.revision) (\(bytes.count) bytes)")
+  }
+
+  /// Calls `body` after every snapshot saved, with how long encoding and writing it took
+  /// and its size in bytes (`/metrics`). One observer; a second replaces the first.
+  func observeSnapshots(_ body: @escaping @Sendable (Duration, Int) -> Void) {
+    snapshotObserver.withLock { $0 = body }
   }
 
   // MARK: - Status

@@ -25,6 +25,7 @@ struct SocketServer: Service, CustomStringConvertible {
 
   func run() async throws {
     let serverChannel = try await bind()
+    parts.serving.store(true, ordering: .relaxed)
     parts.notifier.ready(status: parts.statusLine())
     listening()
     let watchdog = parts.notifier.watchdogInterval.map {
@@ -34,12 +35,19 @@ struct SocketServer: Service, CustomStringConvertible {
     let reloads = SignalWatch(SIGHUP) { [parts] in parts.reload() }
     defer { reloads.cancel() }
     await withGracefulShutdownHandler {
-      try? await serverChannel.closeFuture.get()
+      // Cancelled when another service of the group failed (the HTTP listener could not
+      // bind): stop accepting, and drain as on a graceful stop.
+      await withTaskCancellationHandler {
+        try? await serverChannel.closeFuture.get()
+      } onCancel: {
+        serverChannel.close(promise: nil)
+      }
     } onGracefulShutdown: { [parts] in
       parts.notifier.stopping(status: "stopping: draining intents, saving a snapshot")
       serverChannel.close(promise: nil)
     }
-    await drain()
+    // Not cancelled with the group: the final snapshot is saved however the stop came.
+    await Task { [self] in await drain() }.value
     if parts.adopted == nil { unlink(parts.paths.socket) }
   }
 
@@ -70,6 +78,7 @@ struct SocketServer: Service, CustomStringConvertible {
     let logger = parts.logger
     logger.info("stopping: waiting for \(parts.stats.intentsInFlight) running intents")
     parts.handler.stopping.store(true, ordering: .relaxed)
+    parts.serving.store(false, ordering: .relaxed)
     if await !parts.stats.waitForIntentsToFinish(until: .now + .seconds(10)) {
       logger.warning("stopping with \(parts.stats.intentsInFlight) intents still running after 10 s")
     }

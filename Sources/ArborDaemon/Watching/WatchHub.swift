@@ -60,6 +60,10 @@ final class WatchHub: Sendable {
   let historyLimit: Int
   private let logger: Logger
   private let state = LockedState(State())
+  /// Resyncs sent to state watches that fell behind, since the daemon started (`/metrics`).
+  let resyncsSent = Atomic<Int>(0)
+  /// Event watches closed because their reader fell behind, since the daemon started.
+  let watchesClosed = Atomic<Int>(0)
 
   init(historyLimit: Int, logger: Logger) {
     self.historyLimit = max(0, historyLimit)
@@ -159,6 +163,7 @@ final class WatchHub: Sendable {
           try watch.outbox.notify(NotificationBytes.notification(EventsEmitted.notification.rawValue, params.jsonValue), subscription: subscription)
         } catch .watchFull {
           state.eventWatches[subscription] = nil
+          watchesClosed.add(1, ordering: .relaxed)
           let closed = WatchClosed.Params(
             subscription: subscription,
             reason: "the event watch fell \(watch.outbox.watchLimit) events behind and was closed; watch again to continue")
@@ -374,6 +379,7 @@ final class WatchHub: Sendable {
   func resyncLine(subscription: Int) -> [UInt8]? {
     state.withLock { state in
       guard var watch = state.stateWatches[subscription] else { return nil }
+      resyncsSent.add(1, ordering: .relaxed)
       watch.awaitingResync = false
       watch.skipThrough = state.revision
       state.stateWatches[subscription] = watch

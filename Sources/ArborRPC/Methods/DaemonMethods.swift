@@ -53,6 +53,9 @@ public enum DaemonStatus: ArborMethodDefinition {
     public var journal: Journal
     /// Nil (`null` on the wire) when no model of the tree tracks undo.
     public var undo: Undo?
+    /// The HTTP listener's address (`--http`), such as `http://127.0.0.1:9090/`; absent
+    /// when there is none.
+    public var http: String?
 
     /// A status, as the daemon builds it.
     ///
@@ -62,7 +65,7 @@ public enum DaemonStatus: ArborMethodDefinition {
     /// ```
     public init(
       name: String, version: String, protocol: Int, pid: Int, root: String, uptime: Double, revision: Revision, clients: Int,
-      subscriptions: Int, intentsPerSecond: Double, intentsInFlight: Int, journal: Journal, undo: Undo?
+      subscriptions: Int, intentsPerSecond: Double, intentsInFlight: Int, journal: Journal, undo: Undo?, http: String? = nil
     ) {
       self.name = name
       self.version = version
@@ -77,10 +80,12 @@ public enum DaemonStatus: ArborMethodDefinition {
       self.intentsInFlight = intentsInFlight
       self.journal = journal
       self.undo = undo
+      self.http = http
     }
 
     enum CodingKeys: String, CodingKey {
-      case name, version, `protocol`, pid, root, uptime, revision, clients, subscriptions, intentsPerSecond, intentsInFlight, journal, undo
+      case name, version, `protocol`, pid, root, uptime, revision, clients, subscriptions, intentsPerSecond, intentsInFlight, journal, undo,
+        http
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -98,6 +103,7 @@ public enum DaemonStatus: ArborMethodDefinition {
       try container.encode(intentsInFlight, forKey: .intentsInFlight)
       try container.encode(journal, forKey: .journal)
       try container.encodeOrNull(undo, forKey: .undo)
+      try container.encodeIfPresent(http, forKey: .http)
     }
   }
 

@@ -1,0 +1,101 @@
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Serves an inspector WebSocket as one more connection of the daemon: a socket pair, one
+/// end admitted like a client of the Unix socket (``DaemonParts/accept(_:role:peer:options:)``,
+/// so the same pipeline, limits, roles, watches and slow-reader rules apply), the other end
+/// carried to the WebSocket here: each text message in is a request line, each line out is
+/// a text message.
+///
+/// A client that does not read holds the line it is sent; the daemon's end then fills up to
+/// `--max-output-bytes` and closes, and so does the WebSocket. A message longer than
+/// `--max-line-bytes` closes the WebSocket (1009, message too big).
+enum WebSocketBridge {
+  static func serve(
+    inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, role: Role, peer: String, parts: DaemonParts
+  ) async throws {
+    var descriptors: [Int32] = [-1, -1]
+    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &descriptors) == 0 else {
+      parts.logger.error("an inspector WebSocket cannot be served: socketpair failed (errno \(errno))")
+      try await outbound.close(.unexpectedServerError, reason: "the daemon cannot open a connection")
+      return
+    }
+    let options = parts.live.withLock { $0 }
+    do {
+      _ = try await ClientBootstrap(group: parts.eventLoops)
+        .channelOption(.allowRemoteHalfClosure, value: true)
+        .channelInitializer { channel in
+          channel.eventLoop.makeCompletedFuture { try parts.accept(channel, role: role, peer: peer, options: options) }
+        }
+        .withConnectedSocket(descriptors[0]).get()
+    } catch {
+      close(descriptors[0])
+      close(descriptors[1])
+      throw error
+    }
+    let bridge = try await ClientBootstrap(group: parts.eventLoops).withConnectedSocket(descriptors[1]) { channel in
+      channel.eventLoop.makeCompletedFuture {
+        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(Lines()))
+        return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+      }
+    }
+    let maxSize = max(1, options.maxLineBytes)
+    try await bridge.executeThenClose { lines, requests in
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        // The client's messages, one request line each.
+        group.addTask {
+          for try await message in inbound.messages(maxSize: maxSize) {
+            var line: ByteBuffer
+            switch message {
+            case .text(let text): line = ByteBuffer(string: text)
+            case .binary(let bytes): line = bytes
+            }
+            // A JSON text holds no raw line break outside its strings, and none inside
+            // them (they are escaped): pretty-printed JSON becomes one line.
+            line.withUnsafeMutableReadableBytes { bytes in
+              for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") || bytes[index] == UInt8(ascii: "\r") {
+                bytes[index] = UInt8(ascii: " ")
+              }
+            }
+            line.writeInteger(UInt8(ascii: "\n"))
+            try await requests.write(line)
+          }
+        }
+        // The daemon's lines, one message each.
+        group.addTask {
+          for try await line in lines {
+            try await outbound.write(.text(String(buffer: line)))
+          }
+          try await outbound.close(.normalClosure, reason: nil)
+        }
+        // Whichever side ends first ends the connection.
+        try await group.next()
+        group.cancelAll()
+      }
+    }
+  }
+
+  /// Splits the daemon's output into lines, without their `\n`.
+  private struct Lines: ByteToMessageDecoder {
+    typealias InboundOut = ByteBuffer
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+      guard let end = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else { return .needMoreData }
+      let line = buffer.readSlice(length: end - buffer.readerIndex)!
+      buffer.moveReaderIndex(forwardBy: 1)
+      context.fireChannelRead(wrapInboundOut(line))
+      return .continue
+    }
+
+    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+      while try decode(context: context, buffer: &buffer) == .continue {}
+      return .needMoreData
+    }
+  }
+}
