@@ -8,7 +8,9 @@
 SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # util-linux gives setpriv; python3 (Debian's, readable by every user) runs the clients
 # that the role tests start as another user.
-APT_PACKAGES := pkg-config util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat prometheus
+# prometheus gives promtool (the /metrics checks); chromium and chromium-driver run the
+# inspector's browser test.
+APT_PACKAGES := pkg-config util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat prometheus chromium chromium-driver
 
 .PHONY: run run-socket tour test template test-busy test-busy-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-arborctl bench-store redis valgrind user-unit arborctl-extras clean
 
@@ -35,8 +37,8 @@ python-deps:
 	  echo "Installing: python3 python3-pip"; \
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq python3 python3-pip; }
-	@python3 -c "import jsonpatch, jsonschema, yaml" 2>/dev/null || \
-	  python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $(PYTHON_PACKAGES) jsonpatch jsonschema pyyaml
+	@python3 -c "import jsonpatch, jsonschema, yaml, selenium" 2>/dev/null || \
+	  python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $(PYTHON_PACKAGES) jsonpatch jsonschema pyyaml selenium
 
 # The daemon's socket: the one rule the daemon and arborctl follow too (see
 # Docs/Operations.md, "Paths"): $XDG_RUNTIME_DIR/arbor when set, else /run/arbor for root

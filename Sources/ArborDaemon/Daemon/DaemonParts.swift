@@ -78,7 +78,13 @@ final class DaemonParts: Sendable {
       host: host, hub: hub, initial: initial, durability: options.fsync == .always ? journal.writer : nil, logger: logger)
     self.pump = pump
     journal.follow(holding: base)
-    handler = RequestHandler(host: host, hub: hub, journal: journal, stats: stats, name: name, logger: logger) {
+    let (stats, hub) = (self.stats, self.hub)
+    let metricsText: @Sendable () -> [UInt8] = {
+      Self.metricsExposition(stats: stats, host: host, hub: hub, journal: journal, store: store)
+    }
+    handler = RequestHandler(
+      host: host, hub: hub, journal: journal, stats: stats, name: name, logger: logger, metricsText: metricsText
+    ) {
       journal.follow(holding: nil)
       pump.restart()
     }
@@ -174,13 +180,19 @@ final class DaemonParts: Sendable {
     return nil
   }
 
-  /// The text of `/metrics`, with the figures that are a state read now.
+  /// The text of `/metrics` and `daemon.metrics`, with the figures that are a state read now.
   func metricsExposition() -> [UInt8] {
+    Self.metricsExposition(stats: stats, host: host, hub: hub, journal: journal, store: store)
+  }
+
+  private static func metricsExposition(
+    stats: DaemonStats, host: any TreeHost, hub: WatchHub, journal: DaemonJournal, store: Store
+  ) -> [UInt8] {
     let snapshot = stats.snapshot()
     let sizes = store.fileSizes
     let progress = journal.writer.progress
     return stats.metrics.exposition(
-      current: DaemonMetrics.Current(
+      current: ServiceMetrics.Current(
         revision: host.revision, connections: snapshot.clients, watches: hub.subscriptionCount,
         resyncs: hub.resyncsSent.load(ordering: .relaxed), watchesClosed: hub.watchesClosed.load(ordering: .relaxed),
         intentsInFlight: snapshot.intentsInFlight, intentsPerSecond: snapshot.intentsPerSecond, uptime: snapshot.uptime,

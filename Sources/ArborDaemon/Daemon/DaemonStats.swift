@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 
 /// Counters for `daemon.status`: clients, intents in flight and the recent intent rate;
-/// and the figures of `/metrics` (``DaemonMetrics``).
+/// and the figures of `/metrics` (``ServiceMetrics``).
 final class DaemonStats: Sendable {
   struct Snapshot: Sendable {
     var uptime: Double
@@ -21,7 +21,7 @@ final class DaemonStats: Sendable {
   }
 
   /// The figures of `/metrics`; intents are counted there too.
-  let metrics = DaemonMetrics()
+  let metrics = ServiceMetrics()
   private let started = ContinuousClock.now
   /// Woken when the last intent in flight finishes.
   private let drained = ZeroWait()

@@ -12,7 +12,7 @@ import ServiceLifecycle
 /// - `GET /`: the inspector, one page (``InspectorPage``);
 /// - `GET /rpc` upgraded to a WebSocket: the daemon's JSON-RPC, one message per request,
 ///   reply or notification (``WebSocketBridge``); read-only without a token;
-/// - `GET /metrics`: the Prometheus text format (``DaemonMetrics``);
+/// - `GET /metrics`: the Prometheus text format (``ServiceMetrics``);
 /// - `GET /healthz`: 200 while the process serves HTTP at all;
 /// - `GET /readyz`: 200 once the Unix socket listens, while the journal accepts writes and
 ///   the daemon is not stopping; 503 with the reason otherwise.

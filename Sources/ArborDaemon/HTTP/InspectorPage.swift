@@ -338,7 +338,7 @@ enum InspectorPage {
     const TOKEN_KEY = 'arbor.inspector.token';
     const conn = {
       ws: null, opened: false, role: null, nextID: 1, pending: new Map(),
-      attempt: 0, retryTimer: 0, checkingToken: false, tokenRejected: false, statusTimer: 0,
+      attempt: 0, retryTimer: 0, countdown: 0, checkingToken: false, tokenRejected: false, statusTimer: 0,
     };
 
     function storedToken() { return sessionStorage.getItem(TOKEN_KEY) || ''; }
@@ -354,6 +354,7 @@ enum InspectorPage {
 
     function connect() {
       clearTimeout(conn.retryTimer);
+      clearInterval(conn.countdown);
       const token = activeToken();
       const protocols = token ? ['arbor.jsonrpc', 'arbor.token.' + token] : ['arbor.jsonrpc'];
       let ws;
@@ -428,8 +429,9 @@ enum InspectorPage {
       };
       tick();
       clearTimeout(conn.retryTimer);
-      const countdown = setInterval(tick, 1000);
-      conn.retryTimer = setTimeout(() => { clearInterval(countdown); connect(); }, delay);
+      clearInterval(conn.countdown);
+      conn.countdown = setInterval(tick, 1000);
+      conn.retryTimer = setTimeout(connect, delay);
     }
 
     function rejectToken(message) {
@@ -514,12 +516,11 @@ enum InspectorPage {
     // ---------------------------------------------------------------- live state
 
     // The live copy of the whole tree: the value of the root watch at `revision`.
-    const live = { value: undefined, revision: null, subscription: null, watching: false };
+    const live = { value: undefined, revision: null, subscription: null };
 
     async function startStateWatch() {
       const since = live.revision;
       const params = since === null ? { path: '' } : { path: '', since };
-      live.watching = true;
       try {
         const result = await call('state.watch', params);
         live.subscription = result.subscription;
@@ -1020,12 +1021,12 @@ enum InspectorPage {
     // The revision shown: null for live, else a past revision read with state.at.
     const view = {
       revision: null, timer: 0,
-      cache: new Map(),   // "revision|path" -> {value} or {error}, the most recent 32
+      cache: new Map(),   // "revision|path" -> {value} or {error}, the most recent 8 (a root can be large)
       key: (revision, path) => `${revision}|${path}`,
       remember(key, entry) {
         this.cache.delete(key);
         this.cache.set(key, entry);
-        while (this.cache.size > 32) this.cache.delete(this.cache.keys().next().value);
+        while (this.cache.size > 8) this.cache.delete(this.cache.keys().next().value);
       },
     };
 

@@ -7,7 +7,7 @@ typealias Method = ArborMethod
 extension ArborMethod {
   var requiredRole: Role {
     switch self {
-    case .discover, .status, .stateGet, .stateSnapshot, .stateWatch, .eventsWatch, .watchCancel, .historyChanges, .stateAt:
+    case .discover, .status, .metrics, .stateGet, .stateSnapshot, .stateWatch, .eventsWatch, .watchCancel, .historyChanges, .stateAt:
       return .reader
     case .intentCall, .historyUndo, .historyRedo: return .operator
     case .stateRestore: return .admin

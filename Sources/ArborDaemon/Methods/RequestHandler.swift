@@ -23,11 +23,14 @@ final class RequestHandler: Sendable {
   let stopping = Atomic<Bool>(false)
   /// The HTTP listener's address once it listens (`daemon.status`'s `http`).
   let httpURL = LockedState<String?>(nil)
+  /// The text of `/metrics` and `daemon.metrics` (``DaemonParts/metricsExposition()``).
+  let metricsText: @Sendable () -> [UInt8]
 
   init(
     host: any TreeHost, hub: WatchHub, journal: DaemonJournal, stats: DaemonStats, name: String, logger: Logger,
-    onRestore: @escaping @Sendable () -> Void
+    metricsText: @escaping @Sendable () -> [UInt8], onRestore: @escaping @Sendable () -> Void
   ) {
+    self.metricsText = metricsText
     self.host = host
     self.hub = hub
     self.journal = journal
@@ -104,6 +107,8 @@ final class RequestHandler: Sendable {
         return .done(.success(discovery.document))
       case .status:
         return try .reply(status())
+      case .metrics:
+        return try .reply(DaemonMetrics.Result(format: DaemonMetrics.format, text: String(decoding: metricsText(), as: UTF8.self)))
       case .stateGet:
         return try .reply(stateGet(StateGet.Params(params), params))
       case .stateSnapshot:

@@ -9,6 +9,7 @@
 public enum ArborMethod: String, CaseIterable, Sendable, Hashable {
   case discover = "rpc.discover"
   case status = "daemon.status"
+  case metrics = "daemon.metrics"
   case stateGet = "state.get"
   case stateSnapshot = "state.snapshot"
   case stateRestore = "state.restore"
@@ -24,7 +25,7 @@ public enum ArborMethod: String, CaseIterable, Sendable, Hashable {
   /// The names of the parameters it accepts (by name; an unknown one is an error).
   public var parameters: [String] {
     switch self {
-    case .discover, .status, .stateSnapshot, .historyUndo, .historyRedo: return []
+    case .discover, .status, .metrics, .stateSnapshot, .historyUndo, .historyRedo: return []
     case .stateGet: return ["path"]
     case .stateRestore: return ["record"]
     case .intentCall: return ["target", "intent", "params", "wait"]

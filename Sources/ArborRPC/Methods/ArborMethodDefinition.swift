@@ -60,6 +60,7 @@ extension ArborMethod {
     switch self {
     case .discover: return RPCDiscover.self
     case .status: return DaemonStatus.self
+    case .metrics: return DaemonMetrics.self
     case .stateGet: return StateGet.self
     case .stateSnapshot: return StateSnapshot.self
     case .stateRestore: return StateRestore.self

@@ -13,6 +13,41 @@ public enum RPCDiscover: ArborMethodDefinition {
   public static var summary: String { "This document." }
 }
 
+/// `daemon.metrics`: the figures of the HTTP listener's `/metrics`, in the Prometheus text
+/// format, over the socket (with or without `--http`): what `arborctl top` shows.
+///
+/// ```swift
+/// let metrics = try await client.call(DaemonMetrics.self, NoParams())
+/// print(metrics.text.split(separator: "\n").filter { $0.hasPrefix("arbor_revision ") })
+/// ```
+public enum DaemonMetrics: ArborMethodDefinition {
+  public typealias Params = NoParams
+  public static var method: ArborMethod { .metrics }
+  public static var summary: String {
+    "Requests by method and outcome, request latency, intents, connections, watches, resyncs, the journal and snapshots, in the Prometheus text format."
+  }
+
+  /// What `daemon.metrics` replies.
+  ///
+  /// ```swift
+  /// let reply = DaemonMetrics.Result(format: DaemonMetrics.format, text: "arbor_revision 3.0\n")
+  /// ```
+  public struct Result: Codable, Sendable, Hashable {
+    /// The exposition format: ``DaemonMetrics/format``.
+    public var format: String
+    /// The figures, as `/metrics` serves them.
+    public var text: String
+
+    public init(format: String, text: String) {
+      self.format = format
+      self.text = text
+    }
+  }
+
+  /// The Prometheus text format's content type, version 0.0.4.
+  public static let format = "text/plain; version=0.0.4"
+}
+
 /// `daemon.status`: the daemon's name, version, figures, journal and undo state.
 ///
 /// ```swift

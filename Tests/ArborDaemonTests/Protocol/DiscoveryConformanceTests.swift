@@ -73,6 +73,7 @@ import Testing
       var results: [ArborMethod: JSONValue] = [:]
       results[.discover] = document
       results[.status] = try await client.call(.status)
+      results[.metrics] = try await client.call(.metrics)
       results[.intentCall] = try await client.call(.intentCall, ["intent": "addButtonTapped"])
       try await client.call(.intentCall, ["target": "/counters/0/counter", "intent": "incrementTapped"])
       results[.stateGet] = try await client.call(.stateGet, ["path": "/counters"])

@@ -52,6 +52,7 @@ import Testing
       }
       _ = try await call(.discover)
       _ = try await call(.status)
+      _ = try await call(.metrics)
       _ = try await call(.intentCall, ["intent": "addButtonTapped"])
       _ = try await call(.intentCall, ["target": "/counters/0/counter", "intent": "incrementTapped"])
       _ = try await call(.stateGet, ["path": "/counters"])

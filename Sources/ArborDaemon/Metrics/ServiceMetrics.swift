@@ -12,11 +12,11 @@ import Prometheus
 /// connections, watches, the revision, the journal's lag) are read when a scrape asks.
 ///
 /// ```swift
-/// let metrics = DaemonMetrics()
+/// let metrics = ServiceMetrics()
 /// metrics.requestHandled(.stateGet, failed: false, took: .microseconds(40))
 /// print(metrics.exposition(current: figures))
 /// ```
-final class DaemonMetrics: Sendable {
+final class ServiceMetrics: Sendable {
   /// The figures read at scrape time.
   struct Current: Sendable {
     var revision: UInt64
@@ -87,7 +87,7 @@ final class DaemonMetrics: Sendable {
       CoreMetrics.Counter(
         label: name, dimensions: labels, handler: registry.makeCounter(name: name, labels: labels, help: help), factory: factory)
     }
-    func timer(_ name: String, _ labels: [(String, String)], _ help: String, buckets: [Duration] = DaemonMetrics.latencyBuckets) -> CoreMetrics.Timer {
+    func timer(_ name: String, _ labels: [(String, String)], _ help: String, buckets: [Duration] = ServiceMetrics.latencyBuckets) -> CoreMetrics.Timer {
       CoreMetrics.Timer(
         label: name, dimensions: labels,
         handler: registry.makeDurationHistogram(name: name, labels: labels, buckets: buckets, help: help), factory: factory)
