@@ -90,11 +90,15 @@ public struct ArborDaemon<Root: Model>: Sendable {
       }
     }
     logger.logLevel = Logger.Level(rawValue: options.logLevel) ?? .info
-    try Self.checkHTTPOptions(options)
     // The socket first: a daemon refused for a live socket touches nothing in the state
     // directory. Then the state directory's lock: one daemon owns the state at a time, and
     // nothing in the directory is opened before it has the lock.
-    let adopted = ListenSockets.take().first
+    // The sockets systemd passed: the daemon's own, and the HTTP listener's if a socket
+    // unit named it `http`.
+    let passed = ListenSockets.take()
+    let adopted = passed.first { $0.name != "http" }
+    let adoptedHTTP = passed.first { $0.name == "http" }
+    try Self.checkHTTPOptions(options, adoptedHTTP: adoptedHTTP != nil)
     if adopted == nil {
       do {
         try SocketFile.prepare(paths.socket)
@@ -173,7 +177,7 @@ public struct ArborDaemon<Root: Model>: Sendable {
     let host = ModelHost(
       anchor: anchor, undoHistory: keepsHistory ? recovery.undoHistory : UndoHistory(), undoDepth: undoDepth, dependencies: dependencies)
     let parts = DaemonParts(
-      name: name, host: host, options: options, commandLine: self.options, logLevel: level, paths: paths, adopted: adopted, store: store,
+      name: name, host: host, options: options, commandLine: self.options, logLevel: level, paths: paths, adopted: adopted, adoptedHTTP: adoptedHTTP, store: store,
       journalledThrough: max(base ?? 0, (try? store.journalRange()?.upperBound) ?? 0), base: base,
       restoredState: base != nil && base == recovery.record?.revision ? recovery.record?.state : nil, logger: logger)
     let group = ServiceGroup(
@@ -202,14 +206,11 @@ extension ArborDaemon {
   /// starting a subprocess) holds a copy of the descriptor until it execs.
   /// `--http` on a non-loopback address needs `--http-allow-remote`; a token file must
   /// hold a usable token. Checked before anything is opened.
-  static func checkHTTPOptions(_ options: DaemonOptions) throws {
-    guard let address = options.http else {
-      if options.httpTokenFile != nil || options.httpAllowRemote {
-        throw DaemonStartError("cannot start: --http-token-file and --http-allow-remote need --http ADDRESS:PORT")
-      }
-      return
+  static func checkHTTPOptions(_ options: DaemonOptions, adoptedHTTP: Bool) throws {
+    if options.http == nil && !adoptedHTTP && (options.httpTokenFile != nil || options.httpAllowRemote) {
+      throw DaemonStartError("cannot start: --http-token-file and --http-allow-remote need --http ADDRESS:PORT")
     }
-    if !address.isLoopback && !options.httpAllowRemote {
+    if let address = options.http, !address.isLoopback && !options.httpAllowRemote {
       throw DaemonStartError(
         "cannot start: --http \(address) is not a loopback address, and HTTP carries no peer credentials; pass --http-allow-remote to serve the inspector and /metrics there (see Docs/Operations.md)"
       )

@@ -30,6 +30,8 @@ final class DaemonParts: Sendable {
   /// The socket systemd passed (socket activation); nil when the daemon binds its own,
   /// whose path was checked before the store was opened.
   let adopted: ListenSockets.Socket?
+  /// The HTTP listener's socket systemd passed (`FileDescriptorName=http`), if it did.
+  let adoptedHTTP: ListenSockets.Socket?
   let store: Store
   let logger: Logger
 
@@ -57,7 +59,7 @@ final class DaemonParts: Sendable {
   ///   - restoredState: the state the tree was restored from, when the store held it as it is.
   init(
     name: String, host: any TreeHost, options: DaemonOptions, commandLine: DaemonOptions, logLevel: SharedLogLevel, paths: DaemonPaths,
-    adopted: ListenSockets.Socket?, store: Store, journalledThrough: UInt64, base: UInt64?, restoredState: JSONValue?, logger: Logger
+    adopted: ListenSockets.Socket?, adoptedHTTP: ListenSockets.Socket? = nil, store: Store, journalledThrough: UInt64, base: UInt64?, restoredState: JSONValue?, logger: Logger
   ) {
     self.name = name
     self.host = host
@@ -65,6 +67,7 @@ final class DaemonParts: Sendable {
     self.logLevel = logLevel
     self.paths = paths
     self.adopted = adopted
+    self.adoptedHTTP = adoptedHTTP
     self.store = store
     self.logger = logger
     self.live = LockedState(options)
@@ -112,8 +115,10 @@ final class DaemonParts: Sendable {
     }
     // Before the socket server, so that it stops after it: health checks are answered
     // (not ready) while the daemon drains.
-    if let address = live.withLock({ $0.http }) {
-      services.append(.init(service: HTTPListener(parts: self, address: address)))
+    let options = live.withLock { $0 }
+    if options.http != nil || adoptedHTTP != nil {
+      services.append(
+        .init(service: HTTPListener(parts: self, address: options.http, adopted: adoptedHTTP, allowRemote: options.httpAllowRemote)))
     }
     services.append(.init(service: SocketServer(parts: self, listening: listening), successTerminationBehavior: .gracefullyShutdownGroup))
     return services

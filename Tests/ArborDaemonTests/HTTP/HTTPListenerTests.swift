@@ -123,6 +123,40 @@ import Testing
     }
   }
 
+  @Test func aStopClosesTheInspectorsConnectionsAndTheDaemonExitsAtOnce() async throws {
+    let (_, status) = try await withDaemon(arguments: ["--http", "127.0.0.1:0"]) { daemon, _ in
+      let client = try await daemon.connect()
+      let url: String = try await withDeadline("the HTTP listener's address", seconds: 20) {
+        while true {
+          if case .string(let url)? = try await client.call("daemon.status")["http"] { return url }
+          try await Task.sleep(for: .milliseconds(20))
+        }
+      }
+      let port = Int(url.split(separator: ":").last!.dropLast())!
+      // An idle keep-alive connection and an open WebSocket with a watch.
+      let idle = try await HTTPTestClient.connect(port: port)
+      let started = ContinuousClock.now
+      try await WebSocketTestClient.with(port: port) { socket in
+        try await socket.send(#"{"jsonrpc":"2.0","id":1,"method":"state.watch"}"#)
+        _ = try await socket.reply(to: 1)
+        kill(daemon.pid, SIGTERM)
+        // The watch ends with the daemon's connection, and the WebSocket with it.
+        while true {
+          guard let frame = try? await socket.receive(seconds: 10, what: "the WebSocket's end") else { break }
+          if frame.opcode == 8 { break }
+        }
+      }
+      // Exited: gone, or a zombie until the harness reaps it.
+      try await eventually("the daemon to exit after SIGTERM", seconds: 10) {
+        let stat = (try? String(contentsOfFile: "/proc/\(daemon.pid)/stat", encoding: .utf8)) ?? ""
+        return stat.isEmpty || stat.contains(") Z ")
+      }
+      #expect(ContinuousClock.now - started < .seconds(10))
+      idle.channel.close(promise: nil)
+    }
+    #expect(status == .exited(0))
+  }
+
   // MARK: - Helpers
 
   struct Metrics {

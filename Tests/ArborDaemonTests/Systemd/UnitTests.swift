@@ -93,6 +93,7 @@ import Testing
     }
     try copy("counterfactd.service", as: "counterfactd.service", [("/usr/local/bin/counterfactd", binary)])
     try copy("counterfactd.socket", as: "counterfactd.socket", [])
+    try copy("counterfactd-http.socket", as: "counterfactd-http.socket", [])
     try copy("template.service", as: "mydaemon.service", [("/usr/local/bin/MYDAEMON", binary), ("MYDAEMON", "mydaemon")])
     try copy("counterfactd.socket", as: "mydaemon.socket", [("counterfactd", "mydaemon")])
     try FileManager.default.createDirectory(atPath: directory + "/user", withIntermediateDirectories: true)
@@ -104,7 +105,7 @@ import Testing
     try copy("user/todosd.service", as: "user/todosd.service", [("%h/.local/bin/todosd", todosd)])
     try copy("user/todosd.socket", as: "user/todosd.socket", [])
     for files in [
-      ["counterfactd.socket", "counterfactd.service", "mydaemon.service", "mydaemon.socket"],
+      ["counterfactd.socket", "counterfactd-http.socket", "counterfactd.service", "mydaemon.service", "mydaemon.socket"],
       ["user/counterfactd.socket", "user/counterfactd.service"],
       ["todosd.socket", "todosd.service"],
       ["user/todosd.socket", "user/todosd.service"],
