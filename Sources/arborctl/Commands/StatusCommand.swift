@@ -14,7 +14,7 @@ struct StatusCommand: AsyncParsableCommand {
       if connection.printsJSON { return Output.json(status) }
       guard case .object(let members) = status else { return Output.pretty(status) }
       var rows: [(String, String)] = []
-      for key in ["name", "root", "version", "pid", "revision", "uptime", "clients", "subscriptions", "intentsPerSecond", "intentsInFlight"] {
+      for key in ["name", "root", "version", "pid", "revision", "uptime", "clients", "subscriptions", "intentsPerSecond", "intentsInFlight", "http"] {
         if let value = members[key] { rows.append((key, Output.text(value))) }
       }
       if case .object(let journal)? = members["journal"] {
