@@ -1,5 +1,6 @@
 # Arbor: the two commands a newcomer needs.
 #   make run    builds and starts counterfactd, the example daemon, on a socket it prints
+#               (HTTP=127.0.0.1:9090 adds the inspector and /metrics there)
 #   make test   builds everything and runs every test, then builds and tests Examples/Template
 #   make test-busy  the same with two CPU-bound loops beside it (BUSY_RUNS=N runs in a row)
 #   make tour   runs the in-process tour of the example (a model tree that prints its changes)
@@ -12,7 +13,7 @@ SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # inspector's browser test.
 APT_PACKAGES := pkg-config util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat prometheus chromium chromium-driver
 
-.PHONY: run run-socket tour test template test-busy test-busy-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-arborctl bench-store redis valgrind user-unit arborctl-extras clean
+.PHONY: run run-socket tour test template test-busy test-busy-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-arborctl bench-store bench-inspector redis valgrind user-unit arborctl-extras clean
 
 prerequisites:
 	@missing=""; \
@@ -53,7 +54,7 @@ run: prerequisites
 	@echo "counterfactd listens on $(RUN_SOCKET). In another terminal, for example:"
 	@echo "  echo '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"daemon.status\"}' | socat - UNIX-CONNECT:$(RUN_SOCKET)"
 	@echo "  (socat is Debian's socat package)"
-	"$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/counterfactd" --socket "$(RUN_SOCKET)"
+	"$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/counterfactd" --socket "$(RUN_SOCKET)" $(if $(HTTP),--http $(HTTP))
 
 tour: prerequisites
 	swift run $(SWIFT_BUILD_FLAGS) counterfact-tour
@@ -180,6 +181,11 @@ bench-store: prerequisites redis
 	swift build $(SWIFT_BUILD_FLAGS) -c release --product counterfactd
 	swift build $(SWIFT_BUILD_FLAGS) -c release --product arbor-benchmarks
 	"$$(swift build $(SWIFT_BUILD_FLAGS) -c release --show-bin-path)/arbor-benchmarks" store --runs $${RUNS:-3}
+
+# The inspector page on a 100,000-model tree in headless Chromium: a release build, 3 runs.
+bench-inspector: prerequisites python-deps
+	swift build $(SWIFT_BUILD_FLAGS) -c release --product counterfactd
+	python3 Tests/Browser/inspector_first_paint.py --daemon .build/release/counterfactd --runs $${RUNS:-3}
 
 # For those who have systemd: counterfactd as a user service, socket-activated
 # ($XDG_RUNTIME_DIR/arbor/counterfactd.sock), its state in ~/.local/state/counterfactd.
