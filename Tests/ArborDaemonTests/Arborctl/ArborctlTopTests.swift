@@ -3,6 +3,7 @@ import ArborJSON
 import ArborRPC
 import ArborTesting
 import Foundation
+import Synchronization
 import Testing
 
 /// `arborctl top` and `daemon.metrics` against a real daemon: the figures it shows move
@@ -12,18 +13,40 @@ import Testing
     try await withDaemon { daemon, _ in
       let client = try await daemon.connect()
       try await client.call("intent.call", ["intent": "addButtonTapped"])
-      // Intents and failing reads for as long as top samples (on a busy machine, arborctl
-      // may take seconds to start).
-      let calls = Task {
-        while !Task.isCancelled {
-          try await client.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
-          _ = try? await client.call("state.get", ["path": "/nothing"])
-          try? await Task.sleep(for: .milliseconds(20))
+      // Intents and failing reads for as long as top samples, from a thread of their own:
+      // on a busy machine arborctl may take seconds to start, and a task on the
+      // cooperative pool may hardly run while the rest of the suite does.
+      let stop = Atomic<Bool>(false)
+      let done = DispatchSemaphore(value: 0)
+      let socketPath = daemon.socket
+      Thread.detachNewThread {
+        defer { done.signal() }
+        guard let socket = try? RawSocket(path: socketPath) else { return }
+        var id = 0
+        while !stop.load(ordering: .relaxed) {
+          for request in [
+            #"{"jsonrpc":"2.0","id":ID,"method":"intent.call","params":{"target":"/counters/0/counter","intent":"incrementTapped"}}"#,
+            #"{"jsonrpc":"2.0","id":ID,"method":"state.get","params":{"path":"/nothing"}}"#,
+          ] {
+            id += 1
+            socket.send(request.replacingOccurrences(of: "ID", with: String(id)) + "\n")
+            var reply: [UInt8] = []
+            while !reply.contains(UInt8(ascii: "\n")) && !stop.load(ordering: .relaxed) {
+              reply += socket.readAvailable()
+              usleep(1_000)
+            }
+          }
+          usleep(20_000)
         }
       }
       let top = try await ArborctlTests.arborctl(["top", "--interval", "0.5", "--count", "3", "--json"], socket: daemon.socket)
-      calls.cancel()
-      try await calls.value
+      stop.store(true, ordering: .relaxed)
+      await withCheckedContinuation { continuation in
+        Thread.detachNewThread {
+          done.wait()
+          continuation.resume()
+        }
+      }
       #expect(top.status == .exited(0), "\(top.error)")
       let lines = ArborctlCommandsTests.lines(top)
       #expect(lines.count == 3)
