@@ -7,6 +7,7 @@ import Foundation
 //
 //   swift run -c release arbor-benchmarks core           full sizes
 //   swift run -c release arbor-benchmarks core --quick   a tenth of the work
+//   swift run -c release arbor-benchmarks appends        appending children, one at a time and in batches
 //   swift run -c release arbor-benchmarks runtime        events and tasks
 //   swift run -c release arbor-benchmarks derived        a commit next to memoized values, context keys, preferences
 //   swift run -c release arbor-benchmarks snapshots      snapshot encode/decode, patch sizes
@@ -65,6 +66,8 @@ for suite in selected {
     await CoreBenchmarks(divisor: quick ? 10 : 1).run()
   case "reads":
     CoreBenchmarks(divisor: quick ? 10 : 1).propertyReads()
+  case "appends":
+    CoreBenchmarks(divisor: quick ? 10 : 1).appends()
   case "runtime":
     await RuntimeBenchmarks(divisor: quick ? 10 : 1).run()
   case "snapshots":
@@ -86,6 +89,6 @@ for suite in selected {
     await SnapshotBenchmarks(divisor: quick ? 10 : 1).run()
     JSONBenchmarks(divisor: quick ? 10 : 1).run()
   default:
-    print("unknown suite '\(suite)'; known: core, reads, runtime, derived, snapshots, json, daemon, store, all")
+    print("unknown suite '\(suite)'; known: core, reads, appends, runtime, derived, snapshots, json, daemon, store, all")
   }
 }

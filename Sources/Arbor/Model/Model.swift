@@ -72,6 +72,16 @@ public protocol Model: ModelContainer, Identifiable, Sendable, Codable, JSONSche
   /// Upgrades a snapshot record written by an earlier version of this (root) model; see
   /// the default implementation's documentation.
   static func migrate(_ record: inout SnapshotRecord) throws -> Bool
+
+  /// How many leading `models` have the contexts `contexts` starts with: the loop every
+  /// write of an array of models runs. A requirement (with an `@inlinable` default, not
+  /// generated) so that each conforming type's witness is the loop specialized for it: the
+  /// generic one copied every element it compared.
+  static func _$commonPrefix(_ models: UnsafeBufferPointer<Self>, _ contexts: ContiguousArray<AnyModelContext>) -> Int
+
+  /// How many trailing `models` have the contexts `contexts` ends with, at most `limit`;
+  /// specialized per type like ``_$commonPrefix(_:_:)``.
+  static func _$commonSuffix(_ models: UnsafeBufferPointer<Self>, _ contexts: ContiguousArray<AnyModelContext>, limit: Int) -> Int
 }
 
 extension Model {

@@ -126,7 +126,7 @@ extension ContiguousArray: _ModelArray where Element: Model {
 extension Model {
   /// How many leading `models` have the contexts `contexts` starts with.
   @inlinable
-  static func _$commonPrefix(_ models: UnsafeBufferPointer<Self>, _ contexts: ContiguousArray<AnyModelContext>) -> Int {
+  public static func _$commonPrefix(_ models: UnsafeBufferPointer<Self>, _ contexts: ContiguousArray<AnyModelContext>) -> Int {
     contexts.withUnsafeBufferPointer { old in
       let count = Swift.min(models.count, old.count)
       var index = 0
@@ -137,7 +137,7 @@ extension Model {
 
   /// How many trailing `models` have the contexts `contexts` ends with, at most `limit`.
   @inlinable
-  static func _$commonSuffix(_ models: UnsafeBufferPointer<Self>, _ contexts: ContiguousArray<AnyModelContext>, limit: Int) -> Int {
+  public static func _$commonSuffix(_ models: UnsafeBufferPointer<Self>, _ contexts: ContiguousArray<AnyModelContext>, limit: Int) -> Int {
     contexts.withUnsafeBufferPointer { old in
       let count = Swift.min(limit, models.count, old.count)
       var length = 0
