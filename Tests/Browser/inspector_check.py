@@ -229,7 +229,16 @@ def run(args):
         row = f'#timeline li[data-revision="{revision}"]'
         wait_for(f"{row} in the timeline", lambda: page.text(row))
         wait_for(f"{row} to name incrementTapped", lambda: "incrementTapped" in (page.text(row) or ""))
-        print(f"ok: revision {revision} is live in the tree and in the timeline")
+        # Every revision the journal holds is a row that names its intent and target.
+        journal = daemon.call("history.changes", {"since": 0, "limit": 1000})["changes"]
+        for change in journal:
+            at = f'#timeline li[data-revision="{change["revision"]}"]'
+            wait_for(f"{at} in the timeline (history.changes)", lambda: page.text(at))
+            shown = page.text(at) or ""
+            for part in (change.get("intent"), change.get("target")):
+                if part and part not in shown:
+                    raise CheckFailed(f"{at} shows {shown!r}, but history.changes says {part!r}")
+        print(f"ok: revision {revision} is live in the tree; the timeline's {len(journal)} rows match history.changes")
 
         # c. The slider shows an older revision as state.at gives it; going live shows the live value.
         past = revision - 1
