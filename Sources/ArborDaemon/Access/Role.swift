@@ -1,6 +1,6 @@
 /// What a connection may do. Each role includes the ones before it.
 ///
-/// - `reader`: `rpc.discover`, `daemon.status`, `state.get`, `state.snapshot`, watches.
+/// - `reader`: `rpc.discover`, `daemon.status`, `daemon.metrics`, `state.get`, `state.snapshot`, watches.
 /// - `operator`: also `intent.call`.
 /// - `admin`: also `state.restore`.
 public enum Role: Int, Sendable, Comparable, CustomStringConvertible, CaseIterable {
