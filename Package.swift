@@ -111,6 +111,8 @@ let package = Package(
         // The opt-in HTTP listener (`--http`): the inspector, its WebSocket, /metrics, health.
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
+        // SHA-256 of the inspector's script, for its Content-Security-Policy.
+        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         .product(name: "Metrics", package: "swift-metrics"),

@@ -13,8 +13,7 @@ enum HTTPRoutes {
         status: .ok,
         headers: [
           .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
-          .contentSecurityPolicy:
-            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'",
+          .contentSecurityPolicy: InspectorPage.contentSecurityPolicy,
           .xContentTypeOptions: "nosniff",
         ],
         body: .init(byteBuffer: ByteBuffer(string: InspectorPage.html)))

@@ -63,7 +63,10 @@ import Testing
       let page = try await HTTPTestClient.get(port: port, "/")
       #expect(page.status == 200)
       #expect(page.headers["content-type"] == "text/html; charset=utf-8")
-      #expect(page.headers["content-security-policy"]?.contains("frame-ancestors 'none'") == true)
+      let policy = page.headers["content-security-policy"] ?? ""
+      #expect(policy.contains("frame-ancestors 'none'"))
+      // Only the page's own script runs: by its hash, not 'unsafe-inline'.
+      #expect(policy.contains("script-src 'sha256-") && !policy.contains("script-src 'unsafe-inline'"), "\(policy)")
       #expect(page.body.contains("<html") || page.body.contains("<!doctype html>"))
     }
   }
