@@ -54,6 +54,26 @@ import Testing
     }
   }
 
+  @Test func aResyncOfASlowWatcherIsCounted() async throws {
+    try await withHTTPDaemon(arguments: ["--watch-queue", "8"]) { daemon, port in
+      let driver = try await daemon.connect()
+      try await driver.call("intent.call", ["intent": "addButtonTapped"])
+      let slow = try RawSocket(path: daemon.socket, receiveBuffer: 4_096)
+      slow.send(#"{"jsonrpc":"2.0","id":1,"method":"state.watch"}"# + "\n")
+      try await eventually("the slow watch to be open") { try await Self.metrics(port: port).value("arbor_watches") == 1 }
+      #expect(try await Self.metrics(port: port).value("arbor_watch_resyncs_total") == 0)
+      // Far more notifications than the socket's buffers and --watch-queue hold: the watch is
+      // coalesced, and its resync is sent once it reads again.
+      for _ in 0..<3_000 {
+        try await driver.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
+      }
+      try await eventually("a resync to be counted as the slow watcher reads", seconds: 60) {
+        _ = slow.readAvailable()
+        return try await Self.metrics(port: port).value("arbor_watch_resyncs_total") >= 1
+      }
+    }
+  }
+
   @Test func unknownPathsAndAPlainGetOfTheWebSocketSayWhatIsWrong() async throws {
     try await withHTTPDaemon { _, port in
       #expect(try await HTTPTestClient.get(port: port, "/nothing").status == 404)
