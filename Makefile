@@ -13,7 +13,7 @@ SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # inspector's browser test.
 APT_PACKAGES := pkg-config util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat prometheus chromium chromium-driver
 
-.PHONY: run run-socket tour test template test-busy test-busy-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-arborctl bench-store bench-inspector redis valgrind user-unit arborctl-extras clean
+.PHONY: run run-socket tour test template test-busy test-busy-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-arborctl bench-store bench-inspector bench-allocations redis valgrind user-unit arborctl-extras clean
 
 prerequisites:
 	@missing=""; \
@@ -181,6 +181,12 @@ bench-store: prerequisites redis
 	swift build $(SWIFT_BUILD_FLAGS) -c release --product counterfactd
 	swift build $(SWIFT_BUILD_FLAGS) -c release --product arbor-benchmarks
 	"$$(swift build $(SWIFT_BUILD_FLAGS) -c release --show-bin-path)/arbor-benchmarks" store --runs $${RUNS:-3}
+
+# Allocations per intent of counterfactd, under an LD_PRELOAD malloc counter (gcc builds it).
+bench-allocations: prerequisites
+	swift build $(SWIFT_BUILD_FLAGS) -c release --product counterfactd
+	swift build $(SWIFT_BUILD_FLAGS) -c release --product arbor-benchmarks
+	RUNS=$${RUNS:-3} scripts/allocations-per-intent.sh .build/release/counterfactd .build/release/arbor-benchmarks
 
 # The inspector page on a 100,000-model tree in headless Chromium: a release build, 3 runs.
 bench-inspector: prerequisites python-deps
