@@ -134,9 +134,12 @@ public struct IntentDispatcher<Root: Model>: Sendable {
     guard case .object(let values) = parameters else {
       throw IntentError.parametersNotAnObject(intent: intent, found: parameters.typeName)
     }
-    let accepted = descriptor.parameters.map(\.key)
-    if let unknown = values.keys.sorted().first(where: { !accepted.contains($0) }) {
-      throw IntentError.unknownParameter(intent: intent, parameter: unknown, accepted: accepted)
+    // Checked without allocating; the names are gathered and sorted only for the error.
+    if values.keys.contains(where: { key in !descriptor.parameters.contains { $0.key == key } }) {
+      let accepted = descriptor.parameters.map(\.key)
+      if let unknown = values.keys.sorted().first(where: { !accepted.contains($0) }) {
+        throw IntentError.unknownParameter(intent: intent, parameter: unknown, accepted: accepted)
+      }
     }
     return (descriptor, _IntentArguments(intent: intent, values: values))
   }

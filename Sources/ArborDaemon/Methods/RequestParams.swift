@@ -20,7 +20,8 @@ struct RequestParams {
     case .object(let object)?: members = object
     case let other?: throw .paramsNotAnObject(method: request.method, found: other.typeName, accepted: accepted)
     }
-    if let unknown = members.keys.sorted().first(where: { !accepted.contains($0) }) {
+    // Checked without allocating; sorted only to name the same parameter every time.
+    if members.keys.contains(where: { !accepted.contains($0) }), let unknown = members.keys.sorted().first(where: { !accepted.contains($0) }) {
       throw .unknownParameter(method: method, parameter: unknown, accepted: accepted)
     }
   }

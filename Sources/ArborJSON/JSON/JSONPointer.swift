@@ -21,6 +21,22 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
       return
     }
     guard text.first == "/" else { throw JSONPointerError.syntax(text, "a pointer must be empty or start with '/'") }
+    let slash = UInt8(ascii: "/")
+    if !text.utf8.contains(UInt8(ascii: "~")) {
+      // No escapes (almost every pointer): each token is the text between two slashes,
+      // sliced out without splitting into a temporary array.
+      var tokens: [String] = []
+      tokens.reserveCapacity(text.utf8.reduce(0) { $0 + ($1 == slash ? 1 : 0) })
+      var start = text.utf8.index(after: text.utf8.startIndex)
+      while true {
+        let end = text.utf8[start...].firstIndex(of: slash) ?? text.utf8.endIndex
+        tokens.append(String(text[start..<end]))
+        guard end < text.utf8.endIndex else { break }
+        start = text.utf8.index(after: end)
+      }
+      self.tokens = tokens
+      return
+    }
     var tokens: [String] = []
     for raw in text.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
       var token = ""

@@ -77,11 +77,29 @@ struct JSONWriter {
       bytes.append(UInt8(ascii: "]"))
     case .object(let members):
       bytes.append(UInt8(ascii: "{"))
-      for (index, key) in members.keys.sorted().enumerated() {
-        if index > 0 { bytes.append(UInt8(ascii: ",")) }
-        writeString(key)
-        bytes.append(UInt8(ascii: ":"))
-        write(members[key]!)
+      // The keys are sorted in a buffer on the stack (for objects of up to 32 members, that
+      // is almost all): no allocation per object written.
+      let count = members.count
+      if count <= 32 {
+        withUnsafeTemporaryAllocation(of: String.self, capacity: count) { buffer in
+          var keys = buffer
+          _ = keys.initialize(fromContentsOf: members.keys)
+          keys.sort()
+          for index in 0..<count {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            writeString(keys[index])
+            bytes.append(UInt8(ascii: ":"))
+            write(members[keys[index]]!)
+          }
+          keys.deinitialize()
+        }
+      } else {
+        for (index, key) in members.keys.sorted().enumerated() {
+          if index > 0 { bytes.append(UInt8(ascii: ",")) }
+          writeString(key)
+          bytes.append(UInt8(ascii: ":"))
+          write(members[key]!)
+        }
       }
       bytes.append(UInt8(ascii: "}"))
     }

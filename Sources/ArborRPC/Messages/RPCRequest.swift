@@ -61,7 +61,14 @@ public struct RPCRequest: Sendable, Hashable {
     case let other?:
       throw RPCResponse(id: replyID, error: .invalidRequest("'params' must be an object or an array, not \(other.typeName)"))
     }
-    if let extra = members.keys.sorted().first(where: { !["jsonrpc", "method", "params", "id"].contains($0) }) {
+    // Checked without allocating; sorted only to name the same member every time.
+    func isKnown(_ key: String) -> Bool {
+      switch key {
+      case "jsonrpc", "method", "params", "id": return true
+      default: return false
+      }
+    }
+    if members.keys.contains(where: { !isKnown($0) }), let extra = members.keys.sorted().first(where: { !isKnown($0) }) {
       throw RPCResponse(id: replyID, error: .invalidRequest("unknown member '\(extra)'"))
     }
     self.init(method: method, params: params, id: id)

@@ -44,6 +44,14 @@ func json(_ text: String) throws -> JSONValue {
 
   @Test func escapesAreUndoneInOrder() throws {
     #expect(try JSONPointer("/~01").tokens == ["~1"])
+    // Without escapes (the sliced fast path): empty tokens, a trailing slash, non-ASCII.
+    #expect(try JSONPointer("/").tokens == [""])
+    #expect(try JSONPointer("/a//b").tokens == ["a", "", "b"])
+    #expect(try JSONPointer("/a/").tokens == ["a", ""])
+    #expect(try JSONPointer("/counters/0/counter").tokens == ["counters", "0", "counter"])
+    #expect(try JSONPointer("/héllo/🌳/a long token past the small-string size").tokens == ["héllo", "🌳", "a long token past the small-string size"])
+    // Both paths agree where escapes appear in some tokens only.
+    #expect(try JSONPointer("/a~1b/c").tokens == ["a/b", "c"])
     #expect(try JSONPointer("/~10").tokens == ["/0"])
   }
 
