@@ -134,7 +134,10 @@ import Testing
         // Requests whose replies it never reads: far more than the socket buffers and the
         // daemon's --max-output-bytes hold.
         let request = #"{"jsonrpc":"2.0","id":1,"method":"state.get"}"#
-        for _ in 0..<2_000 { try await socket.send(request) }
+        // On a slow machine the daemon may close the connection before all are sent.
+        for _ in 0..<2_000 {
+          do { try await socket.send(request) } catch { break }
+        }
         try await eventually("the daemon to close the WebSocket's connection (1 client left)", seconds: 30) {
           try await client.call("daemon.status")["clients"] == 1
         }
