@@ -147,6 +147,8 @@ public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded
   /// components below this model), to `paths`.
   private final func collectPaths(below suffix: [PathComponent], into paths: inout [ModelPath], depth: Int) {
     var reversed = suffix
+    // Room for a usual depth at once, rather than growing 1, 2, 4, … as components are added.
+    reversed.reserveCapacity(suffix.count + 8)
     var context = self
     var steps = depth
     while true {
