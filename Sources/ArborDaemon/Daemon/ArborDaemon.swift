@@ -201,9 +201,6 @@ extension ArborDaemon {
     "\(name) (\(Root._$typeName)), Arbor \(ArborProtocol.release), protocol \(ArborProtocol.version)"
   }
 
-  /// Takes the state directory's lock. A lock that this very process holds is waited for a
-  /// moment (2 s): a child process being started elsewhere in the process (a test host
-  /// starting a subprocess) holds a copy of the descriptor until it execs.
   /// `--http` on a non-loopback address needs `--http-allow-remote`; a token file must
   /// hold a usable token. Checked before anything is opened.
   static func checkHTTPOptions(_ options: DaemonOptions, adoptedHTTP: Bool) throws {
@@ -224,6 +221,9 @@ extension ArborDaemon {
     }
   }
 
+  /// Takes the state directory's lock. A lock that this very process holds is waited for a
+  /// moment (2 s): a child process being started elsewhere in the process (a test host
+  /// starting a subprocess) holds a copy of the descriptor until it execs.
   static func lockStateDirectory(_ directory: String) async throws -> StateDirectoryLock {
     let deadline = ContinuousClock.now + .seconds(2)
     while true {

@@ -81,13 +81,7 @@ final class DaemonParts: Sendable {
       host: host, hub: hub, initial: initial, durability: options.fsync == .always ? journal.writer : nil, logger: logger)
     self.pump = pump
     journal.follow(holding: base)
-    let (stats, hub) = (self.stats, self.hub)
-    let metricsText: @Sendable () -> [UInt8] = {
-      Self.metricsExposition(stats: stats, host: host, hub: hub, journal: journal, store: store)
-    }
-    handler = RequestHandler(
-      host: host, hub: hub, journal: journal, stats: stats, name: name, logger: logger, metricsText: metricsText
-    ) {
+    handler = RequestHandler(host: host, hub: hub, journal: journal, stats: stats, name: name, logger: logger) {
       journal.follow(holding: nil)
       pump.restart()
     }
@@ -183,26 +177,6 @@ final class DaemonParts: Sendable {
     if !serving.load(ordering: .relaxed) { return "the socket does not listen yet" }
     if let refusal = journal.refusal { return "the journal refuses writes (\(refusal.cause)): \(refusal.reason)" }
     return nil
-  }
-
-  /// The text of `/metrics` and `daemon.metrics`, with the figures that are a state read now.
-  func metricsExposition() -> [UInt8] {
-    Self.metricsExposition(stats: stats, host: host, hub: hub, journal: journal, store: store)
-  }
-
-  private static func metricsExposition(
-    stats: DaemonStats, host: any TreeHost, hub: WatchHub, journal: DaemonJournal, store: Store
-  ) -> [UInt8] {
-    let snapshot = stats.snapshot()
-    let sizes = store.fileSizes
-    let progress = journal.writer.progress
-    return stats.metrics.exposition(
-      current: ServiceMetrics.Current(
-        revision: host.revision, connections: snapshot.clients, watches: hub.subscriptionCount,
-        resyncs: hub.resyncsSent.load(ordering: .relaxed), watchesClosed: hub.watchesClosed.load(ordering: .relaxed),
-        intentsInFlight: snapshot.intentsInFlight, intentsPerSecond: snapshot.intentsPerSecond, uptime: snapshot.uptime,
-        journalLag: journal.writer.lag, journalWrittenRevision: progress.revision, journalBytes: sizes.database + sizes.writeAheadLog,
-        writesRefused: journal.refusal != nil))
   }
 
   // MARK: Settings and status

@@ -37,22 +37,3 @@ struct SharedLevelLogHandler: LogHandler {
   func log(event: LogEvent) { inner.log(event: event) }
 }
 
-/// Wraps a handler with a level of its own, apart from the shared one: for a framework's
-/// logger (Hummingbird's) that should say only what is critical. Setting `logLevel` on a
-/// copy of the daemon's logger would change the shared level of every copy.
-struct FixedLevelLogHandler: LogHandler {
-  var inner: any LogHandler
-  var logLevel: Logger.Level
-
-  var metadata: Logger.Metadata {
-    get { inner.metadata }
-    set { inner.metadata = newValue }
-  }
-
-  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-    get { inner[metadataKey: key] }
-    set { inner[metadataKey: key] = newValue }
-  }
-
-  func log(event: LogEvent) { inner.log(event: event) }
-}

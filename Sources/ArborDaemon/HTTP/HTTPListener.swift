@@ -44,7 +44,7 @@ struct HTTPListener: Service, CustomStringConvertible {
     let parts = self.parts
     let logger = parts.logger
     let framework = Self.frameworkLogger(logger)
-    let server = try await bind(framework: framework)
+    let (server, child) = try await bind(framework: framework)
     let local = server.channel.localAddress
     let host = local?.ipAddress ?? address?.host ?? "127.0.0.1"
     let listening = HTTPAddress(host: host, port: local?.port ?? address?.port ?? 0)
@@ -66,7 +66,7 @@ struct HTTPListener: Service, CustomStringConvertible {
               let channel = value.channel
               connections.withLock { $0[ObjectIdentifier(channel)] = channel }
               group.addTask {
-                await value.child.handle(value: value.inner, logger: framework)
+                await child.handle(value: value, logger: framework)
                 connections.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(channel)) }
               }
             }
@@ -83,17 +83,11 @@ struct HTTPListener: Service, CustomStringConvertible {
     }
   }
 
-  /// A connection accepted, with the child channel that serves it.
-  struct Accepted: Sendable {
-    var child: Child
-    var inner: Child.Value
-    var channel: any Channel { inner.channel }
-  }
-
   typealias Child = BadRequestCloser<HTTP1WebSocketUpgradeChannel>
 
-  /// Binds `--http`'s address, or adopts systemd's socket.
-  private func bind(framework: Logger) async throws -> NIOAsyncChannel<Accepted, Never> {
+  /// Binds `--http`'s address, or adopts systemd's socket; with the child channel that
+  /// serves every connection.
+  private func bind(framework: Logger) async throws -> (NIOAsyncChannel<Child.Value, Never>, Child) {
     let parts = self.parts
     let loopbackOnly = address?.isLoopback ?? !allowRemote
     let responder = HTTPRoutes.router(parts: parts, loopbackOnly: loopbackOnly).buildResponder()
@@ -121,15 +115,13 @@ struct HTTPListener: Service, CustomStringConvertible {
       .serverChannelOption(.backlog, value: 256)
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
       .childChannelOption(.allowRemoteHalfClosure, value: true)
-    let accept: @Sendable (any Channel) -> EventLoopFuture<Accepted> = { channel in
-      child.setup(channel: channel, logger: framework).map { Accepted(child: child, inner: $0) }
-    }
+    let accept: @Sendable (any Channel) -> EventLoopFuture<Child.Value> = { channel in child.setup(channel: channel, logger: framework) }
     do {
       if let adopted {
-        return try await bootstrap.bind(adopted.descriptor, childChannelInitializer: accept)
+        return (try await bootstrap.bind(adopted.descriptor, childChannelInitializer: accept), child)
       }
       guard let address else { throw DaemonStartError("the HTTP listener has neither an address nor a socket") }
-      return try await bootstrap.bind(host: address.host, port: address.port, childChannelInitializer: accept)
+      return (try await bootstrap.bind(host: address.host, port: address.port, childChannelInitializer: accept), child)
     } catch {
       throw DaemonStartError("--http \(address.map(\.description) ?? "(the socket systemd passed)") cannot be served: \(error)")
     }
@@ -137,10 +129,10 @@ struct HTTPListener: Service, CustomStringConvertible {
 
   /// Hummingbird's own log: only what is critical. It logs a client's bad request as an
   /// error; the listener logs what it refuses itself, at notice, and a failure to bind is
-  /// thrown. (Setting `logLevel` on a copy of the daemon's logger would change the level
-  /// every copy shares.)
+  /// thrown. The level is one of its own: setting `logLevel` on a copy of the daemon's
+  /// logger would change the level every copy shares.
   private static func frameworkLogger(_ logger: Logger) -> Logger {
-    let handler = FixedLevelLogHandler(inner: logger.handler, logLevel: .critical)
+    let handler = SharedLevelLogHandler(inner: logger.handler, shared: SharedLogLevel(.critical))
     return Logger(label: logger.label) { _ in handler }
   }
 }

@@ -21,7 +21,7 @@ enum HTTPRoutes {
     router.get("/metrics") { _, _ in
       Response(
         status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-        body: .init(byteBuffer: ByteBuffer(bytes: parts.metricsExposition())))
+        body: .init(byteBuffer: ByteBuffer(bytes: parts.handler.metricsText())))
     }
     router.get("/healthz") { _, _ in text(.ok, "ok") }
     router.get("/readyz") { _, _ in

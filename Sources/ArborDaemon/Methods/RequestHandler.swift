@@ -23,14 +23,11 @@ final class RequestHandler: Sendable {
   let stopping = Atomic<Bool>(false)
   /// The HTTP listener's address once it listens (`daemon.status`'s `http`).
   let httpURL = LockedState<String?>(nil)
-  /// The text of `/metrics` and `daemon.metrics` (``DaemonParts/metricsExposition()``).
-  let metricsText: @Sendable () -> [UInt8]
 
   init(
     host: any TreeHost, hub: WatchHub, journal: DaemonJournal, stats: DaemonStats, name: String, logger: Logger,
-    metricsText: @escaping @Sendable () -> [UInt8], onRestore: @escaping @Sendable () -> Void
+    onRestore: @escaping @Sendable () -> Void
   ) {
-    self.metricsText = metricsText
     self.host = host
     self.hub = hub
     self.journal = journal
@@ -310,6 +307,21 @@ final class RequestHandler: Sendable {
       uptime: (snapshot.uptime * 1000).rounded() / 1000, revision: host.revision, clients: snapshot.clients,
       subscriptions: hub.subscriptionCount, intentsPerSecond: (snapshot.intentsPerSecond * 10).rounded() / 10,
       intentsInFlight: snapshot.intentsInFlight, journal: journalStatus, undo: undoStatus, http: httpURL.withLock { $0 })
+  }
+
+  /// The text of `/metrics` and `daemon.metrics`, with the figures that are a state (the
+  /// revision, connections, watches, the journal) read now.
+  func metricsText() -> [UInt8] {
+    let snapshot = stats.snapshot()
+    let sizes = journal.store.fileSizes
+    let progress = journal.writer.progress
+    return stats.metrics.exposition(
+      current: ServiceMetrics.Current(
+        revision: host.revision, connections: snapshot.clients, watches: hub.subscriptionCount,
+        resyncs: hub.resyncsSent.load(ordering: .relaxed), watchesClosed: hub.watchesClosed.load(ordering: .relaxed),
+        intentsInFlight: snapshot.intentsInFlight, intentsPerSecond: snapshot.intentsPerSecond, uptime: snapshot.uptime,
+        journalLag: journal.writer.lag, journalWrittenRevision: progress.revision, journalBytes: sizes.database + sizes.writeAheadLog,
+        writesRefused: journal.refusal != nil))
   }
 
   /// A result as the JSON of a reply.

@@ -148,14 +148,7 @@ import Testing
 
   @Test func aStopClosesTheInspectorsConnectionsAndTheDaemonExitsAtOnce() async throws {
     let (_, status) = try await withDaemon(arguments: ["--http", "127.0.0.1:0"]) { daemon, _ in
-      let client = try await daemon.connect()
-      let url: String = try await withDeadline("the HTTP listener's address", seconds: 20) {
-        while true {
-          if case .string(let url)? = try await client.call("daemon.status")["http"] { return url }
-          try await Task.sleep(for: .milliseconds(20))
-        }
-      }
-      let port = Int(url.split(separator: ":").last!.dropLast())!
+      let port = try await httpPort(of: daemon)
       // An idle keep-alive connection and an open WebSocket with a watch.
       let idle = try await HTTPTestClient.connect(port: port)
       let started = ContinuousClock.now
@@ -230,19 +223,24 @@ func withHTTPDaemon(
   arguments: [String] = [], _ body: @escaping (DaemonUnderTest, Int) async throws -> Void
 ) async throws {
   try await withDaemon(arguments: ["--http", "127.0.0.1:0"] + arguments) { daemon, _ in
-    let client = try await daemon.connect()
-    let url: String = try await withDeadline("daemon.status to name the HTTP listener's address", seconds: 20) {
-      while true {
-        if case .string(let url)? = try await client.call("daemon.status")["http"] { return url }
-        try await Task.sleep(for: .milliseconds(20))
-      }
-    }
-    client.close()
-    guard let port = Int(url.split(separator: ":").last?.trimmingCharacters(in: CharacterSet(charactersIn: "/")) ?? "") else {
-      throw HarnessError("no port in \(url)")
-    }
-    try await body(daemon, port)
+    try await body(daemon, try await httpPort(of: daemon))
   }
+}
+
+/// The port of the daemon's HTTP listener, as `daemon.status` names it once it listens.
+func httpPort(of daemon: DaemonUnderTest) async throws -> Int {
+  let client = try await daemon.connect()
+  defer { client.close() }
+  let url: String = try await withDeadline("daemon.status to name the HTTP listener's address", seconds: 20) {
+    while true {
+      if case .string(let url)? = try await client.call("daemon.status")["http"] { return url }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+  }
+  guard let port = Int(url.split(separator: ":").last?.trimmingCharacters(in: CharacterSet(charactersIn: "/")) ?? "") else {
+    throw HarnessError("no port in \(url)")
+  }
+  return port
 }
 
 /// Runs `counterfactd` with `arguments` until it exits (it is expected to refuse to start),

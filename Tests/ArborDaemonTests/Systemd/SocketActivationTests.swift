@@ -28,16 +28,7 @@ import Testing
       input: .none, output: .discarded, error: .fileDescriptor(log, closeAfterSpawningProcess: true)
     ) { execution -> JSONValue in
       do {
-        // The first connection starts the daemon; the request waits in the socket's queue.
-        let client = try await withDeadline("a connection to the activated socket", seconds: 30) {
-          while true {
-            if let connection = try? await ArborConnection.connect(to: socket) { return connection }
-            try await Task.sleep(for: .milliseconds(20))
-          }
-        }
-        let status = try await withDeadline("daemon.status on the activated socket", seconds: 30) {
-          try await client.call("daemon.status")
-        }
+        let status = try await Self.statusOnceActivated(socket)
         try execution.send(signal: .terminate)
         return status
       } catch {
@@ -72,15 +63,7 @@ import Testing
       input: .none, output: .discarded, error: .fileDescriptor(log, closeAfterSpawningProcess: true)
     ) { execution -> (JSONValue, HTTPTestClient.Reply) in
       do {
-        let client = try await withDeadline("a connection to the activated socket", seconds: 30) {
-          while true {
-            if let connection = try? await ArborConnection.connect(to: socket) { return connection }
-            try await Task.sleep(for: .milliseconds(20))
-          }
-        }
-        let status = try await withDeadline("daemon.status on the activated socket", seconds: 30) {
-          try await client.call("daemon.status")
-        }
+        let status = try await Self.statusOnceActivated(socket)
         let health = try await HTTPTestClient.get(port: port, "/healthz")
         try execution.send(signal: .terminate)
         return (status, health)
@@ -94,6 +77,22 @@ import Testing
     #expect(result.closureResult.1.status == 200)
     #expect(result.terminationStatus == .exited(0), "\(logged)")
     #expect(logged.contains("the inspector and /metrics are at http://127.0.0.1:\(port)/ (the socket systemd passed)"), "\(logged)")
+  }
+}
+
+extension SocketActivationTests {
+  /// `daemon.status` from the daemon behind a socket systemd listens on: the first
+  /// connection starts it, and the request waits in the socket's queue.
+  static func statusOnceActivated(_ socket: String) async throws -> JSONValue {
+    let client = try await withDeadline("a connection to the activated socket", seconds: 30) {
+      while true {
+        if let connection = try? await ArborConnection.connect(to: socket) { return connection }
+        try await Task.sleep(for: .milliseconds(20))
+      }
+    }
+    return try await withDeadline("daemon.status on the activated socket", seconds: 30) {
+      try await client.call("daemon.status")
+    }
   }
 }
 
