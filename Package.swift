@@ -14,6 +14,7 @@ let package = Package(
     .library(name: "ArborDaemon", targets: ["ArborDaemon"]),
     .library(name: "ArborClient", targets: ["ArborClient"]),
     .library(name: "ArborStore", targets: ["ArborStore"]),
+    .library(name: "ArborPostgres", targets: ["ArborPostgres"]),
     .library(name: "ArborSystemd", targets: ["ArborSystemd"]),
     .executable(name: "arbor-benchmarks", targets: ["arbor-benchmarks"]),
     .executable(name: "counterfactd", targets: ["counterfactd"]),
@@ -41,6 +42,7 @@ let package = Package(
     .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
   ],
   targets: [
     // The compiler plugin behind @Model and @ModelContainer.
@@ -96,6 +98,7 @@ let package = Package(
       dependencies: [
         "ArborLocking",
         "ArborStore",
+        "ArborPostgres",
         "ArborSystemd",
         "Arbor",
         "ArborJSON",
@@ -154,6 +157,19 @@ let package = Package(
         "ArborLocking",
         "Arbor", "ArborJSON",
         .product(name: "GRDB", package: "GRDB.swift"),
+      ]
+    ),
+    // The same store on PostgreSQL (postgres-nio), for daemons on several machines.
+    .target(
+      name: "ArborPostgres",
+      dependencies: [
+        "ArborLocking",
+        "ArborStore",
+        "Arbor", "ArborJSON",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
       ]
     ),
     .executableTarget(
@@ -257,6 +273,7 @@ let package = Package(
         "ArborClient",
         "ArborLoad",
         "ArborStore",
+        "PostgresTestServer",
         .product(name: "GRDB", package: "GRDB.swift"),
         "ArborJSON",
         "ArborRPC",
@@ -294,6 +311,24 @@ let package = Package(
     .testTarget(
       name: "ArborStoreTests",
       dependencies: ["ArborStore", "Arbor", "ArborJSON", "ArborTesting", .product(name: "GRDB", package: "GRDB.swift")]
+    ),
+    // A real PostgreSQL server for the tests, in a temporary directory.
+    .target(
+      name: "PostgresTestServer",
+      dependencies: [
+        .product(name: "Subprocess", package: "swift-subprocess"),
+        .product(name: "SystemPackage", package: "swift-system"),
+      ],
+      path: "Tests/PostgresTestServer"
+    ),
+    // The PostgreSQL store against a real server started in a temporary directory.
+    .testTarget(
+      name: "ArborPostgresTests",
+      dependencies: [
+        "ArborPostgres", "ArborStore", "Arbor", "ArborJSON", "ArborTesting", "PostgresTestServer",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
     ),
     .testTarget(
       name: "ArborJSONTests",

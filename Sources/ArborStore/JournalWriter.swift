@@ -20,7 +20,7 @@ import Synchronization
 /// try await writer.durable(through: 7)   // then reply to the client
 /// ```
 public final class JournalWriter: Sendable {
-  public let store: Store
+  public let store: any StateStore
   /// How long a revision may wait to be written under `.batch` and `.off`.
   public let window: Duration
 
@@ -54,7 +54,7 @@ public final class JournalWriter: Sendable {
 
   /// `start` is the revision the journal holds up to already (a new writer waits for no
   /// earlier revision).
-  public init(store: Store, after start: UInt64 = 0, window: Duration = .milliseconds(100)) {
+  public init(store: any StateStore, after start: UInt64 = 0, window: Duration = .milliseconds(100)) {
     self.store = store
     self.window = window
     state.withLock {

@@ -4,20 +4,9 @@ import Foundation
 import GRDB
 
 extension Store {
-  /// What a start begins from.
-  public struct Recovery: Sendable {
-    /// The newest state: the newest snapshot with every later journalled revision applied;
-    /// nil for a new store.
-    public var record: SnapshotRecord?
-    /// The revision of the snapshot the state was rebuilt from.
-    public var snapshotRevision: UInt64?
-    /// How many journalled revisions were applied to it.
-    public var replayed: Int
-    /// The kept undo history, as of the newest state (empty for a new store).
-    public var undoHistory = UndoHistory()
-    /// Why a kept undo history was dropped, when it was (a step newer than the state, or
-    /// one that does not match its checksum).
-    public var undoHistoryDropped: String?
+  /// Where the rows are read from, and what to do about damage in them.
+  var place: StoredRecords.Place {
+    StoredRecords.Place(location: path, advice: "restore the file from a backup, or move it away to start fresh.")
   }
 
   /// Rebuilds the newest state from the newest snapshot and the journal after it, applying
@@ -25,19 +14,17 @@ extension Store {
   /// patch that does not apply, a checksum that does not match or a record that cannot be
   /// read is ``StoreError/Kind/damaged``, with the revision named.
   public func recover() throws(StoreError) -> Recovery {
-    let path = self.path
+    let (path, place) = (self.path, self.place)
     do {
       return try pool.read { db in
         guard let base = try Int64.fetchOne(db, sql: "SELECT MAX(revision) FROM snapshots") else {
           if let first = try Int64.fetchOne(db, sql: "SELECT MIN(revision) FROM journal") {
-            throw StoreError(
-              .damaged, path: path,
-              "the journal holds revision \(first) but there is no snapshot to apply it to: restore the file from a backup, or move it away to start fresh.")
+            throw StoredRecords.journalWithoutSnapshot(first: UInt64(bitPattern: first), at: place)
           }
           return Recovery(record: nil, snapshotRevision: nil, replayed: 0)
         }
-        let snapshot = try Self.readSnapshot(db, revision: UInt64(bitPattern: base), path: path)
-        let (record, replayed) = try Self.replay(db, onto: snapshot, through: nil, path: path)
+        let snapshot = try Self.readSnapshot(db, revision: UInt64(bitPattern: base), at: place)
+        let (record, replayed) = try Self.replay(db, onto: snapshot, through: nil, at: place)
         var recovery = Recovery(record: record, snapshotRevision: snapshot.revision, replayed: replayed)
         (recovery.undoHistory, recovery.undoHistoryDropped) = try Self.readUndo(db, through: record.revision)
         return recovery
@@ -55,14 +42,14 @@ extension Store {
   /// if let record = try await store.state(at: 1_200) { print(record.state) }
   /// ```
   public func state(at revision: UInt64) async throws(StoreError) -> SnapshotRecord? {
-    let path = self.path
+    let (path, place) = (self.path, self.place)
     do {
       return try await pool.read { db -> SnapshotRecord? in
         guard let base = try Int64.fetchOne(
           db, sql: "SELECT MAX(revision) FROM snapshots WHERE revision <= ?", arguments: [Int64(bitPattern: revision)])
         else { return nil }
-        let snapshot = try Self.readSnapshot(db, revision: UInt64(bitPattern: base), path: path)
-        let (record, _) = try Self.replay(db, onto: snapshot, through: revision, path: path)
+        let snapshot = try Self.readSnapshot(db, revision: UInt64(bitPattern: base), at: place)
+        let (record, _) = try Self.replay(db, onto: snapshot, through: revision, at: place)
         return record.revision == revision ? record : nil
       }
     } catch {
@@ -72,9 +59,9 @@ extension Store {
 
   /// The journalled revisions after `since`, oldest first, at most `limit`.
   public func journal(since: UInt64, limit: Int) throws(StoreError) -> [JournalEntry] {
-    let path = self.path
+    let (path, place) = (self.path, self.place)
     do {
-      return try pool.read { db in try Self.entries(db, since: since, limit: limit, path: path) }
+      return try pool.read { db in try Self.entries(db, since: since, limit: limit, at: place) }
     } catch {
       throw Self.classify(error, path: path)
     }
@@ -87,9 +74,9 @@ extension Store {
   /// for entry in try await store.journal(since: 100, limit: 50) { print(entry.revision, entry.intent ?? "-") }
   /// ```
   public func journal(since: UInt64, limit: Int) async throws(StoreError) -> [JournalEntry] {
-    let path = self.path
+    let (path, place) = (self.path, self.place)
     do {
-      return try await pool.read { db in try Self.entries(db, since: since, limit: limit, path: path) }
+      return try await pool.read { db in try Self.entries(db, since: since, limit: limit, at: place) }
     } catch {
       throw Self.classify(error, path: path)
     }
@@ -123,19 +110,12 @@ extension Store {
 
   // MARK: - Reading rows
 
-  static func readSnapshot(_ db: Database, revision: UInt64, path: String) throws -> SnapshotRecord {
+  static func readSnapshot(_ db: Database, revision: UInt64, at place: StoredRecords.Place) throws -> SnapshotRecord {
     let key = Int64(bitPattern: revision)
-    func damaged(_ what: String) -> StoreError {
-      StoreError(
-        .damaged, path: path,
-        "the snapshot of revision \(revision) \(what): restore the file from a backup, or move it away to start fresh.")
-    }
     guard let row = try Row.fetchOne(db, sql: "SELECT size, parts, checksum FROM snapshots WHERE revision = ?", arguments: [key]) else {
-      throw damaged("is missing")
+      throw StoredRecords.missingSnapshot(revision, at: place)
     }
     let size: Int = row["size"]
-    let parts: Int = row["parts"]
-    let checksum: Int64 = row["checksum"]
     var bytes: [UInt8] = []
     bytes.reserveCapacity(size)
     var count = 0
@@ -145,49 +125,25 @@ extension Store {
       bytes.append(contentsOf: data)
       count += 1
     }
-    guard count == parts, bytes.count == size else {
-      throw damaged("is incomplete (\(count) of \(parts) parts, \(bytes.count) of \(size) bytes)")
-    }
-    guard Checksum.of(bytes) == checksum else { throw damaged("does not match its checksum (its bytes were changed)") }
-    do {
-      return try JSONValueDecoder().decode(SnapshotRecord.self, from: JSONValue(parsing: bytes))
-    } catch {
-      throw damaged("cannot be read (\(error))")
-    }
+    return try StoredRecords.snapshot(
+      bytes: bytes, partsRead: count, size: size, parts: row["parts"], checksum: row["checksum"], revision: revision, at: place)
   }
 
   /// Applies the journal after `snapshot` to it, through `last` (or to the end).
-  static func replay(_ db: Database, onto snapshot: SnapshotRecord, through last: UInt64?, path: String) throws -> (SnapshotRecord, Int) {
+  static func replay(_ db: Database, onto snapshot: SnapshotRecord, through last: UInt64?, at place: StoredRecords.Place) throws -> (SnapshotRecord, Int) {
     let after = Int64(bitPattern: snapshot.revision)
     let through = last.map { Int64(bitPattern: $0) } ?? Int64.max
     let cursor = try Row.fetchCursor(
       db, sql: "SELECT revision, time, patch, checksum FROM journal WHERE revision > ? AND revision <= ? ORDER BY revision",
       arguments: [after, through])
-    var record = snapshot
-    var replayed = 0
+    var replay = StoredRecords.Replay(onto: snapshot, at: place)
     while let row = try cursor.next() {
-      let next = UInt64(bitPattern: row["revision"] as Int64)
-      guard next == record.revision + 1 else {
-        throw StoreError(
-          .damaged, path: path,
-          "the journal jumps from revision \(record.revision) to \(next): revisions are missing. Restore the file from a backup, or move it away to start fresh.")
-      }
-      let patch = try decodePatch(row, revision: next, path: path)
-      do {
-        try patch.apply(to: &record.state)
-      } catch {
-        throw StoreError(
-          .damaged, path: path,
-          "revision \(next) of the journal cannot be applied (\(error)): restore the file from a backup, or move it away to start fresh.")
-      }
-      record.revision = next
-      record.createdAt = Date(timeIntervalSince1970: row["time"])
-      replayed += 1
+      try replay.apply(revision: UInt64(bitPattern: row["revision"] as Int64), time: row["time"], patch: row["patch"], checksum: row["checksum"])
     }
-    return (record, replayed)
+    return (replay.record, replay.replayed)
   }
 
-  static func entries(_ db: Database, since: UInt64, limit: Int, path: String) throws -> [JournalEntry] {
+  static func entries(_ db: Database, since: UInt64, limit: Int, at place: StoredRecords.Place) throws -> [JournalEntry] {
     try Row.fetchAll(
       db, sql: "SELECT revision, time, intent, target, patch, checksum FROM journal WHERE revision > ? ORDER BY revision LIMIT ?",
       arguments: [Int64(bitPattern: since), max(0, limit)]
@@ -195,24 +151,7 @@ extension Store {
       let revision = UInt64(bitPattern: row["revision"] as Int64)
       return JournalEntry(
         revision: revision, time: Date(timeIntervalSince1970: row["time"]), intent: row["intent"], target: row["target"],
-        patch: try decodePatch(row, revision: revision, path: path))
-    }
-  }
-
-  private static func decodePatch(_ row: Row, revision: UInt64, path: String) throws -> JSONPatch {
-    let text: String = row["patch"]
-    let bytes = Array(text.utf8)
-    guard Checksum.of(bytes) == row["checksum"] as Int64 else {
-      throw StoreError(
-        .damaged, path: path,
-        "revision \(revision) of the journal does not match its checksum (its bytes were changed): restore the file from a backup, or move it away to start fresh.")
-    }
-    do {
-      return try JSONPatch(json: JSONValue(parsing: bytes))
-    } catch {
-      throw StoreError(
-        .damaged, path: path,
-        "revision \(revision) of the journal cannot be read (\(error)): restore the file from a backup, or move it away to start fresh.")
+        patch: try StoredRecords.patch(text: row["patch"], checksum: row["checksum"], revision: revision, at: place))
     }
   }
 }

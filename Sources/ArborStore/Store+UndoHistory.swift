@@ -11,54 +11,6 @@ import GRDB
 /// revision; a snapshot the journal rebases on replaces it whole
 /// (``Store/saveSnapshot(encoded:revision:createdAt:keepingFrom:undoHistory:)``).
 extension Store {
-  /// One history change, its step encoded once, outside the transaction.
-  struct UndoRow: Sendable {
-    enum Operation: Sendable {
-      case recorded(limit: Int)
-      case undone
-      case redone
-      case cleared
-    }
-    var operation: Operation
-    var step: String?
-    var checksum: Int64
-
-    init(_ change: UndoHistoryChange) {
-      let step: UndoStep?
-      switch change {
-      case .recorded(let recorded, let limit):
-        operation = .recorded(limit: limit)
-        step = recorded
-      case .undone(let redo):
-        operation = .undone
-        step = redo
-      case .redone(let undo):
-        operation = .redone
-        step = undo
-      case .cleared:
-        operation = .cleared
-        step = nil
-      }
-      let bytes = step.map(Self.bytes) ?? []
-      self.step = step == nil ? nil : String(decoding: bytes, as: UTF8.self)
-      self.checksum = Checksum.of(bytes)
-    }
-
-    static func bytes(_ step: UndoStep) -> [UInt8] {
-      var bytes: [UInt8] = []
-      // An UndoStep is ids, names and JSON values: it always encodes.
-      guard let value = try? JSONValueEncoder().encode(step) else { return Array("{\"parts\":[]}".utf8) }
-      value.writeJSON(to: &bytes)
-      return bytes
-    }
-  }
-
-  /// The two stacks of `undo_steps`.
-  private enum UndoStack: Int64 {
-    case undo = 0
-    case redo = 1
-  }
-
   /// Applies one revision's history changes. In the journal's transaction.
   static func applyUndo(_ rows: [UndoRow], revision: Int64, in db: Database) throws {
     for row in rows {
@@ -113,26 +65,9 @@ extension Store {
   /// step from a later revision or whose JSON does not match its checksum makes the whole
   /// history unusable, and it is dropped with the reason.
   static func readUndo(_ db: Database, through revision: UInt64) throws -> (history: UndoHistory, dropped: String?) {
-    var history = UndoHistory()
-    let rows = try Row.fetchAll(db, sql: "SELECT stack, position, revision, step, checksum FROM undo_steps ORDER BY stack, position")
-    for row in rows {
-      let stepRevision = UInt64(bitPattern: row["revision"] as Int64)
-      guard stepRevision <= revision else {
-        return (UndoHistory(), "a step was kept for revision \(stepRevision), after the newest state (revision \(revision))")
-      }
-      let text: String = row["step"]
-      let bytes = Array(text.utf8)
-      guard Checksum.of(bytes) == row["checksum"] as Int64 else {
-        return (UndoHistory(), "the step kept for revision \(stepRevision) does not match its checksum")
-      }
-      let step: UndoStep
-      do {
-        step = try JSONValueDecoder().decode(UndoStep.self, from: JSONValue(parsing: bytes))
-      } catch {
-        return (UndoHistory(), "the step kept for revision \(stepRevision) cannot be read (\(error))")
-      }
-      if row["stack"] as Int64 == UndoStack.undo.rawValue { history.undo.append(step) } else { history.redo.append(step) }
+    let rows = try Row.fetchAll(db, sql: "SELECT stack, revision, step, checksum FROM undo_steps ORDER BY stack, position").map {
+      (stack: $0["stack"] as Int64, revision: UInt64(bitPattern: $0["revision"] as Int64), step: $0["step"] as String, checksum: $0["checksum"] as Int64)
     }
-    return (history, nil)
+    return StoredRecords.undoHistory(rows: rows, through: revision)
   }
 }

@@ -12,7 +12,7 @@ extension Store {
   /// try await store.append([JournalEntry(revision: 8, time: Date(), patch: changeSet.patch)])
   /// ```
   public func append(_ entries: [JournalEntry]) async throws(StoreError) {
-    let rows = Self.rows(entries)
+    let rows = JournalRow.rows(entries)
     do {
       try await pool.write { db in try Self.insert(rows, in: db) }
     } catch {
@@ -25,38 +25,12 @@ extension Store {
   /// never a thread of the cooperative pool or an event loop.
   public func appendNow(_ entries: [JournalEntry]) throws(StoreError) {
     try checkFileIdentity()
-    let rows = Self.rows(entries)
+    let rows = JournalRow.rows(entries)
     do {
       try pool.write { db in try Self.insert(rows, in: db) }
     } catch {
       throw Self.classify(error, path: path)
     }
-  }
-
-  /// A journal row, encoded outside the transaction.
-  struct JournalRow: Sendable {
-    var revision: Int64
-    var time: Double
-    var intent: String?
-    var target: String?
-    var patch: String
-    var checksum: Int64
-    /// The revision's undo history changes (empty for almost every row).
-    var undo: [UndoRow]
-  }
-
-  static func rows(_ entries: [JournalEntry]) -> [JournalRow] {
-    var rows: [JournalRow] = []
-    rows.reserveCapacity(entries.count)
-    for entry in entries {
-      let patch = entry.patch.jsonBytes
-      rows.append(
-        JournalRow(
-          revision: Int64(bitPattern: entry.revision), time: entry.time.timeIntervalSince1970, intent: entry.intent,
-          target: entry.target, patch: String(decoding: patch, as: UTF8.self), checksum: Checksum.of(patch),
-          undo: entry.undoHistory.isEmpty ? [] : entry.undoHistory.map(UndoRow.init)))
-    }
-    return rows
   }
 
   static func insert(_ rows: [JournalRow], in db: Database) throws {
@@ -69,22 +43,6 @@ extension Store {
     }
   }
 
-  /// Writes a snapshot record; see ``saveSnapshot(encoded:revision:createdAt:keepingFrom:)``.
-  ///
-  /// ```swift
-  /// try await store.saveSnapshot(try anchor.snapshotRecord(), keepingFrom: anchor.revision - 1_000)
-  /// ```
-  public func saveSnapshot(_ record: SnapshotRecord, keepingFrom windowStart: UInt64? = nil, undoHistory: UndoHistory? = nil) async throws(StoreError) {
-    let bytes: [UInt8]
-    do {
-      bytes = try record.encodedBytes()
-    } catch {
-      throw StoreError(.io, path: path, "the snapshot record of revision \(record.revision) could not be encoded: \(error)")
-    }
-    try await saveSnapshot(
-      encoded: bytes, revision: record.revision, createdAt: record.createdAt, keepingFrom: windowStart, undoHistory: undoHistory)
-  }
-
   /// Writes an encoded snapshot record in parts of a megabyte, each its own transaction, so
   /// that journal transactions go on between them; the snapshot counts once its last part
   /// and its row are committed. Then, when `windowStart` is given, drops what no revision
@@ -94,7 +52,7 @@ extension Store {
   /// With `undoHistory`, the kept undo history is replaced by it in the snapshot's last
   /// transaction: the journal rebases on a snapshot of the tree and its history together.
   public func saveSnapshot(
-    encoded bytes: [UInt8], revision: UInt64, createdAt: Date, keepingFrom windowStart: UInt64? = nil, undoHistory: UndoHistory? = nil
+    encoded bytes: [UInt8], revision: UInt64, createdAt: Date, keepingFrom windowStart: UInt64?, undoHistory: UndoHistory?
   ) async throws(StoreError) {
     let key = Int64(bitPattern: revision)
     let checksum = Checksum.of(bytes)

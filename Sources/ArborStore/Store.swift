@@ -20,7 +20,7 @@ import GRDB
 /// let (app, anchor) = try recovery.record.map { try AppModel.andAnchor(restoring: $0) } ?? AppModel().andAnchor()
 /// try await store.append([JournalEntry(revision: 1, time: Date(), patch: changeSet.patch)])
 /// ```
-public final class Store: Sendable {
+public final class Store: StateStore {
   /// The database file.
   public let path: String
   public let fsync: FsyncPolicy
@@ -154,6 +154,18 @@ public final class Store: Sendable {
     }
   }
 
+  /// The database file's path.
+  public var location: String { path }
+
+  /// The sizes of the database file and its write-ahead log together.
+  public var storedBytes: Int {
+    let sizes = fileSizes
+    return sizes.database + sizes.writeAheadLog
+  }
+
+  /// Nothing to end: the database is closed when the store goes.
+  public func close() async {}
+
   /// The sizes of the database file and its write-ahead log, in bytes.
   public var fileSizes: (database: Int, writeAheadLog: Int) {
     func size(_ path: String) -> Int {
@@ -171,7 +183,7 @@ public final class Store: Sendable {
     let descriptor = Glibc.open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else { return errno }
     defer {
-      close(descriptor)
+      Glibc.close(descriptor)
       unlink(probe)
     }
     var byte: UInt8 = 0

@@ -15,7 +15,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case newerFormat
     /// Damage inside the store: a snapshot or revision that cannot be read, or a gap.
     case damaged
-    /// SQLite failed to read or write.
+    /// The database failed to read or write.
     case io
     /// The file system is full: nothing more can be written until space is freed.
     case full
@@ -27,12 +27,18 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The database file was removed or replaced by another file since it was opened:
     /// what is written would go to a file nobody will read.
     case replaced
+    /// Another daemon leads the store now (PostgreSQL): this one must not write; it
+    /// started another term, or took a revision this daemon was about to write.
+    case superseded
+    /// The store's server cannot be reached (PostgreSQL).
+    case unreachable
     /// The task waiting for the store was cancelled; nothing failed.
     case cancelled
   }
 
   public var kind: Kind
-  /// The database file.
+  /// The database file (SQLite), or the database's address without its password
+  /// (PostgreSQL).
   public var path: String
   /// What is wrong and what to do.
   public var message: String

@@ -148,7 +148,7 @@ struct StoreBenchmarks {
     let record = try anchor.snapshotRecord()
     let bytes = try record.encodedBytes()
     let store = try Store.open(at: path, root: RootModel._$typeName, schema: RootModel.schemaHash, fsync: .off)
-    try await store.saveSnapshot(encoded: bytes, revision: record.revision, createdAt: record.createdAt)
+    try await store.saveSnapshot(encoded: bytes, revision: record.revision, createdAt: record.createdAt, keepingFrom: nil, undoHistory: nil)
     let entries = LockedEntries()
     let listener = anchor.listen(limit: .max) { delivery in
       guard case .committed(let changeSet) = delivery else { return }

@@ -2,6 +2,8 @@ import Arbor
 import ArborJSON
 import ArborRPC
 import ArborStore
+import ArborPostgres
+import NIOPosix
 import ArborSystemd
 import Dependencies
 import Foundation
@@ -106,15 +108,14 @@ public struct ArborDaemon<Root: Model>: Sendable {
         throw DaemonStartError(error.description)
       }
     }
-    let lock = try await Self.lockStateDirectory(paths.stateDirectory)
-    defer { lock.release() }
-    let file = paths.storeFile
-    let store: Store
-    let recovery: Store.Recovery
+    let (store, lock) = try await openStore(options, logger: logger)
+    defer { lock?.release() }
+    let file = store.location
+    let recovery: StoreRecovery
     do {
-      store = try Store.open(at: file, root: Root._$typeName, schema: Root.schemaHash, fsync: options.fsync, allowingOtherSchema: true)
-      recovery = try store.recover()
-    } catch {
+      recovery = try await NIOThreadPool.singleton.runIfActive { try store.recover() }
+    } catch let error as StoreError {
+      await store.close()
       throw DaemonStartError("cannot start from \(error.path): \(error.message)")
     }
     let anchor: ModelAnchor<Root>
@@ -148,7 +149,7 @@ public struct ArborDaemon<Root: Model>: Sendable {
       logger.info(
         "kept \(recovery.undoHistory.undo.count) undo and \(recovery.undoHistory.redo.count) redo steps (--undo-depth \(undoDepth))")
     }
-    if case .tornTail(let frames) = store.writeAheadLog {
+    if let sqlite = store as? Store, case .tornTail(let frames) = sqlite.writeAheadLog {
       logger.warning(
         "the last transaction in \(file)-wal was incomplete (\(frames) pages; a write cut short) and was dropped: the journal ends at revision \(recovery.record?.revision ?? 0). Under --fsync always no reply had been sent for it.")
     }
@@ -189,9 +190,11 @@ public struct ArborDaemon<Root: Model>: Sendable {
       try await group.run()
     } catch {
       await parts.shutdown()
+      await store.close()
       throw error
     }
     await parts.shutdown()
+    await store.close()
   }
 }
 
@@ -218,6 +221,38 @@ extension ArborDaemon {
       } catch {
         throw DaemonStartError("cannot start: --http-token-file \(error)")
       }
+    }
+  }
+
+  /// Opens the store `--store` names (PostgreSQL), or the state directory's SQLite file
+  /// after taking the directory's lock (returned, to be released at the end).
+  func openStore(_ options: DaemonOptions, logger: Logger) async throws -> (any StateStore, StateDirectoryLock?) {
+    if let text = options.store {
+      let address: PostgresAddress
+      do {
+        address = try PostgresAddress(text)
+      } catch {
+        throw DaemonStartError("cannot start: --store \(error)")
+      }
+      let holder = "\(name) (pid \(getpid()) on \(ProcessInfo.processInfo.hostName))"
+      do {
+        let store = try await PostgresStore.open(
+          address, root: Root._$typeName, schema: Root.schemaHash, fsync: options.fsync, allowingOtherSchema: true, holder: holder,
+          logger: logger)
+        logger.info("leads \(address) in term \(store.term)")
+        return (store, nil)
+      } catch {
+        throw DaemonStartError("cannot start from \(error.path): \(error.message)")
+      }
+    }
+    let lock = try await Self.lockStateDirectory(paths.stateDirectory)
+    do {
+      let store = try Store.open(
+        at: paths.storeFile, root: Root._$typeName, schema: Root.schemaHash, fsync: options.fsync, allowingOtherSchema: true)
+      return (store, lock)
+    } catch {
+      lock.release()
+      throw DaemonStartError("cannot start from \(error.path): \(error.message)")
     }
   }
 

@@ -32,7 +32,7 @@ final class DaemonParts: Sendable {
   let adopted: ListenSockets.Socket?
   /// The HTTP listener's socket systemd passed (`FileDescriptorName=http`), if it did.
   let adoptedHTTP: ListenSockets.Socket?
-  let store: Store
+  let store: any StateStore
   let logger: Logger
 
   let stats = DaemonStats()
@@ -59,7 +59,7 @@ final class DaemonParts: Sendable {
   ///   - restoredState: the state the tree was restored from, when the store held it as it is.
   init(
     name: String, host: any TreeHost, options: DaemonOptions, commandLine: DaemonOptions, logLevel: SharedLogLevel, paths: DaemonPaths,
-    adopted: ListenSockets.Socket?, adoptedHTTP: ListenSockets.Socket? = nil, store: Store, journalledThrough: UInt64, base: UInt64?, restoredState: JSONValue?, logger: Logger
+    adopted: ListenSockets.Socket?, adoptedHTTP: ListenSockets.Socket? = nil, store: any StateStore, journalledThrough: UInt64, base: UInt64?, restoredState: JSONValue?, logger: Logger
   ) {
     self.name = name
     self.host = host
@@ -198,6 +198,9 @@ final class DaemonParts: Sendable {
       }
       if previous.http != next.http || previous.httpAllowRemote != next.httpAllowRemote {
         logger.notice("reloaded \(path): http and http-allow-remote take effect at the next start")
+      }
+      if previous.store != next.store {
+        logger.notice("reloaded \(path): store takes effect at the next start")
       }
       logLevel.value = Logger.Level(rawValue: next.logLevel) ?? .info
       logger.notice(

@@ -13,7 +13,7 @@ extension RequestHandler {
     do {
       // Revisions still waiting for the window of --fsync batch are written first.
       try await journal.writer.durable(through: current)
-      let oldest = try journal.store.snapshotRevisions().first ?? current
+      let oldest = try await journal.oldestSnapshot() ?? current
       let after = page.since ?? oldest
       guard after >= oldest else { throw ArborErrors.revisionCompacted(since: after, oldest: oldest, current: current) }
       let entries = try await journal.store.journal(since: after, limit: limit + 1)
@@ -37,7 +37,7 @@ extension RequestHandler {
     do {
       try await journal.writer.durable(through: revision)
       guard let record = try await journal.store.state(at: revision) else {
-        let oldest = try journal.store.snapshotRevisions().first ?? host.revision
+        let oldest = try await journal.oldestSnapshot() ?? host.revision
         throw ArborErrors.revisionCompacted(since: revision, oldest: oldest, current: host.revision)
       }
       guard let value = try? path.resolve(in: record.state) else { throw ArborErrors.pathNotFound(path.description) }
@@ -61,7 +61,7 @@ extension RequestHandler {
         guard since < target || !scope.tokens.isEmpty else { break }
         try await journal.writer.durable(through: target)
         guard let record = try await journal.store.state(at: since) else {
-          let oldest = try journal.store.snapshotRevisions().first ?? host.revision
+          let oldest = try await journal.oldestSnapshot() ?? host.revision
           throw ArborErrors.revisionCompacted(since: since, oldest: oldest, current: host.revision)
         }
         var revisions: [WatchHub.Revision] = []

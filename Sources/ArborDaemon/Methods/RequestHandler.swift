@@ -313,14 +313,13 @@ final class RequestHandler: Sendable {
   /// revision, connections, watches, the journal) read now.
   func metricsText() -> [UInt8] {
     let snapshot = stats.snapshot()
-    let sizes = journal.store.fileSizes
     let progress = journal.writer.progress
     return stats.metrics.exposition(
       current: ServiceMetrics.Current(
         revision: host.revision, connections: snapshot.clients, watches: hub.subscriptionCount,
         resyncs: hub.resyncsSent.load(ordering: .relaxed), watchesClosed: hub.watchesClosed.load(ordering: .relaxed),
         intentsInFlight: snapshot.intentsInFlight, intentsPerSecond: snapshot.intentsPerSecond, uptime: snapshot.uptime,
-        journalLag: journal.writer.lag, journalWrittenRevision: progress.revision, journalBytes: sizes.database + sizes.writeAheadLog,
+        journalLag: journal.writer.lag, journalWrittenRevision: progress.revision, journalBytes: journal.store.storedBytes,
         writesRefused: journal.refusal != nil))
   }
 

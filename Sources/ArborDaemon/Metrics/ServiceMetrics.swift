@@ -85,17 +85,17 @@ final class ServiceMetrics: Sendable {
 
     func counter(_ name: String, _ labels: [(String, String)], _ help: String) -> CoreMetrics.Counter {
       CoreMetrics.Counter(
-        label: name, dimensions: labels, handler: registry.makeCounter(name: name, labels: labels, help: help), factory: factory)
+        label: name, dimensions: labels, handler: registry.makeCounter(descriptor: Self.descriptor(name, help), labels: labels), factory: factory)
     }
     func timer(_ name: String, _ labels: [(String, String)], _ help: String, buckets: [Duration] = ServiceMetrics.latencyBuckets) -> CoreMetrics.Timer {
       CoreMetrics.Timer(
         label: name, dimensions: labels,
-        handler: registry.makeDurationHistogram(name: name, labels: labels, buckets: buckets, help: help), factory: factory)
+        handler: registry.makeDurationHistogram(descriptor: Self.descriptor(name, help), labels: labels, buckets: buckets), factory: factory)
     }
     func histogram(_ name: String, _ help: String) -> CoreMetrics.Recorder {
       CoreMetrics.Recorder(
         label: name, dimensions: [], aggregate: true,
-        handler: registry.makeValueHistogram(name: name, labels: [], buckets: factory.valueHistogramBuckets[name] ?? [], help: help),
+        handler: registry.makeValueHistogram(descriptor: Self.descriptor(name, help), labels: [], buckets: factory.valueHistogramBuckets[name] ?? []),
         factory: factory)
     }
 
@@ -115,18 +115,24 @@ final class ServiceMetrics: Sendable {
     snapshotLatency = timer("arbor_snapshot_duration_seconds", [], "Snapshots saved: encoding and writing.")
     snapshotBytes = histogram("arbor_snapshot_bytes", "The size of each snapshot saved, in bytes.")
 
-    revision = registry.makeGauge(name: "arbor_revision", help: "The tree's current revision.")
-    connections = registry.makeGauge(name: "arbor_connections", help: "Open connections (the Unix socket and the inspector's WebSockets).")
-    watches = registry.makeGauge(name: "arbor_watches", help: "Open state and event watches.")
-    resyncs = registry.makeCounter(name: "arbor_watch_resyncs_total", help: "Resyncs sent to state watches whose reader fell behind.")
-    watchesClosed = registry.makeCounter(name: "arbor_watches_closed_total", help: "Event watches closed because their reader fell behind.")
-    intentsInFlight = registry.makeGauge(name: "arbor_intents_in_flight", help: "Intents running now.")
-    intentsPerSecond = registry.makeGauge(name: "arbor_intents_per_second", help: "Intents per second over the last 10 s.")
-    uptime = registry.makeGauge(name: "arbor_uptime_seconds", help: "Seconds since the daemon started.")
-    journalLag = registry.makeGauge(name: "arbor_journal_lag_revisions", help: "Revisions committed and not yet written to the journal.")
-    journalWritten = registry.makeGauge(name: "arbor_journal_written_revision", help: "The newest revision written to the journal.")
-    journalBytes = registry.makeGauge(name: "arbor_journal_bytes", help: "The store's database and its write-ahead log, in bytes.")
-    writesRefused = registry.makeGauge(name: "arbor_writes_refused", help: "1 while the journal refuses writes (a full or failing disk), else 0.")
+    revision = registry.makeGauge(descriptor: Self.descriptor("arbor_revision", "The tree's current revision."))
+    connections = registry.makeGauge(descriptor: Self.descriptor("arbor_connections", "Open connections (the Unix socket and the inspector's WebSockets)."))
+    watches = registry.makeGauge(descriptor: Self.descriptor("arbor_watches", "Open state and event watches."))
+    resyncs = registry.makeCounter(descriptor: Self.descriptor("arbor_watch_resyncs_total", "Resyncs sent to state watches whose reader fell behind."))
+    watchesClosed = registry.makeCounter(descriptor: Self.descriptor("arbor_watches_closed_total", "Event watches closed because their reader fell behind."))
+    intentsInFlight = registry.makeGauge(descriptor: Self.descriptor("arbor_intents_in_flight", "Intents running now."))
+    intentsPerSecond = registry.makeGauge(descriptor: Self.descriptor("arbor_intents_per_second", "Intents per second over the last 10 s."))
+    uptime = registry.makeGauge(descriptor: Self.descriptor("arbor_uptime_seconds", "Seconds since the daemon started."))
+    journalLag = registry.makeGauge(descriptor: Self.descriptor("arbor_journal_lag_revisions", "Revisions committed and not yet written to the journal."))
+    journalWritten = registry.makeGauge(descriptor: Self.descriptor("arbor_journal_written_revision", "The newest revision written to the journal."))
+    journalBytes = registry.makeGauge(descriptor: Self.descriptor("arbor_journal_bytes", "The store's database and its write-ahead log, in bytes."))
+    writesRefused = registry.makeGauge(descriptor: Self.descriptor("arbor_writes_refused", "1 while the journal refuses writes (a full or failing disk), else 0."))
+  }
+
+  /// A metric's name and help text, as swift-prometheus takes them (no unit suffix: the
+  /// names carry theirs).
+  private static func descriptor(_ name: String, _ help: String) -> MetricNameDescriptor {
+    MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
   }
 
   /// A request ended where it was handled; `method` is nil for a name no method has.

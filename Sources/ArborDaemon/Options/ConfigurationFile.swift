@@ -6,7 +6,7 @@ import Foundation
 /// stay as the daemon started. The HTTP listener's settings (`http`, `http-allow-remote`,
 /// `http-token-file`) are read at start; a reload that changes `http` or
 /// `http-allow-remote` is told they take effect at the next start. The token file itself
-/// is read at every connection.
+/// is read at every connection. `store` (a PostgreSQL address) is read at start too.
 ///
 /// ```ini
 /// # /etc/arbor/counterfactd.conf
@@ -23,6 +23,7 @@ public struct ConfigurationFile: Sendable {
   public static let keys = [
     "readers", "operators", "admins", "max-connections", "max-in-flight", "watch-queue", "max-line-bytes",
     "max-output-bytes", "log-level", "http", "http-allow-remote", "http-token-file",
+    "store",
   ]
 
   /// `options` with the file's settings applied over them; throws with the file, the line
@@ -82,6 +83,7 @@ public struct ConfigurationFile: Sendable {
         }
         options.httpAllowRemote = value == "true"
       case "http-token-file": options.httpTokenFile = value
+      case "store": options.store = value
       default:
         throw ConfigurationError(path: path, line: line, "unknown setting '\(key)' (known: \(Self.keys.joined(separator: ", ")))")
       }

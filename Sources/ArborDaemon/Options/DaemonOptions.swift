@@ -25,6 +25,9 @@ public struct DaemonOptions: ParsableArguments, Sendable {
   @Option(name: .customLong("state-dir"), help: "Where the state is kept (default: $STATE_DIRECTORY, $XDG_STATE_HOME/arbor/NAME or ~/.local/state/arbor/NAME).")
   public var stateDirectory: String?
 
+  @Option(name: .long, help: "Keep the state in PostgreSQL instead of the state directory's SQLite file: postgres://USER@HOST:PORT/DB or postgresql:///DB?host=/SOCKET/DIRECTORY. One daemon leads a database at a time.")
+  public var store: String?
+
   @Option(name: .long, help: "When journalled revisions reach the disk: always (an intent's reply waits for it), batch (within --fsync-window) or off (left to the OS).")
   public var fsync: FsyncPolicy = .batch
 

@@ -20,7 +20,7 @@ import Synchronization
 /// Compaction snapshots are taken from the watch hub's copy of the state (kept current by
 /// the same patches), never by holding the tree's lock while the tree is encoded.
 final class DaemonJournal: Sendable {
-  let store: Store
+  let store: any StateStore
   let writer: JournalWriter
   let host: any TreeHost
   let hub: WatchHub
@@ -59,7 +59,7 @@ final class DaemonJournal: Sendable {
   private let rebaseError = LockedState<String?>(nil)
 
   init(
-    store: Store, host: any TreeHost, hub: WatchHub, options: DaemonOptions, journalledThrough: UInt64, logger: Logger
+    store: any StateStore, host: any TreeHost, hub: WatchHub, options: DaemonOptions, journalledThrough: UInt64, logger: Logger
   ) {
     self.store = store
     self.writer = JournalWriter(store: store, after: journalledThrough, window: .milliseconds(max(1, options.fsyncWindow)))
@@ -344,6 +344,12 @@ final class DaemonJournal: Sendable {
     logger.debug("saved a snapshot of revision \(record.revision) (\(bytes.count) bytes)")
   }
 
+  /// The revision of the oldest snapshot kept: the oldest revision whose state can be read
+  /// back. Read on a thread of NIO's pool (the store waits).
+  func oldestSnapshot() async throws -> UInt64? {
+    try await NIOThreadPool.singleton.runIfActive { [store] in try store.snapshotRevisions().first }
+  }
+
   /// Calls `body` after every snapshot saved, with how long encoding and writing it took
   /// and its size in bytes (`/metrics`). One observer; a second replaces the first.
   func observeSnapshots(_ body: @escaping @Sendable (Duration, Int) -> Void) {
@@ -357,12 +363,11 @@ final class DaemonJournal: Sendable {
     let (snapshotRevision, oldest, snapshots, lastError) = state.withLock {
       ($0.snapshotRevision, $0.oldestKept, $0.snapshots, $0.lastError)
     }
-    let sizes = store.fileSizes
     let progress = writer.progress
     var status: [String: JSONValue] = [
-      "file": .string(store.path),
+      "file": .string(store.location),
       "fsync": .string(store.fsync.rawValue),
-      "bytes": .int(Int64(sizes.database + sizes.writeAheadLog)),
+      "bytes": .int(Int64(store.storedBytes)),
       "writtenRevision": .int(Int64(progress.revision)),
       "transactions": .int(Int64(progress.transactions)),
       "lag": .int(Int64(writer.lag)),

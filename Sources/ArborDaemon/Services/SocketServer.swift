@@ -85,7 +85,7 @@ struct SocketServer: Service, CustomStringConvertible {
     parts.journal.stop()
     do {
       try await parts.journal.saveFinalSnapshot()
-      logger.info("saved revision \(parts.host.revision) to \(parts.store.path)")
+      logger.info("saved revision \(parts.host.revision) to \(parts.store.location)")
     } catch {
       logger.error("the final snapshot could not be saved: \(error)")
     }

@@ -2,6 +2,7 @@ import ArborClient
 import ArborJSON
 import ArborTesting
 import Foundation
+import PostgresTestServer
 import Subprocess
 import Testing
 
@@ -27,6 +28,15 @@ import Testing
     #expect(report.lost == 0, "acknowledged revisions lost: \(report.lost)")
     print("crash test, --fsync always: \(report.cycles) cycles, \(report.acknowledged) acknowledged intents, \(report.lost) lost")
     Self.checkStartTimes(report)
+  }
+
+  /// The same, with the journal in PostgreSQL (`--store`): a reply waits for PostgreSQL's
+  /// commit, and what was acknowledged is there after each kill.
+  @Test func onPostgreSQLUnderFsyncAlwaysNothingAcknowledgedIsLost() async throws {
+    let address = try await PostgresTestServer.newDatabase()
+    let report = try await crashRepeatedly(fsync: "always", extra: ["--store", address])
+    #expect(report.lost == 0, "acknowledged revisions lost: \(report.lost)")
+    print("crash test, PostgreSQL, --fsync always: \(report.cycles) cycles, \(report.acknowledged) acknowledged intents, \(report.lost) lost")
   }
 
   /// Restarts stay as quick as the first ones however many crashes came before: each start

@@ -1,0 +1,121 @@
+import Arbor
+import ArborStore
+import Foundation
+import NIOCore
+import PostgresNIO
+
+extension PostgresStore {
+  /// Rows per `INSERT` statement (seven values each, under PostgreSQL's 65,535).
+  static let rowsPerStatement = 1_000
+  /// Snapshot records are written in parts of this size, one transaction each.
+  static let partSize = 1 << 20
+
+  /// Appends committed revisions in one transaction on the leader's session, after checking
+  /// the term. Waits on the calling thread until PostgreSQL committed it (under
+  /// `--fsync always`, as its `synchronous_commit` says).
+  public func appendNow(_ entries: [JournalEntry]) throws(StoreError) {
+    let rows = JournalRow.rows(entries)
+    guard !rows.isEmpty else { return }
+    try waiting { [self] in
+      let connection = try await leaderConnection()
+      try await connection.withTransaction(logger: logger) { connection in
+        try await checkTerm(on: connection)
+        try await insert(rows, on: connection)
+      }
+    }
+  }
+
+  /// Inserts journal rows, many per statement, and applies their undo history changes.
+  private func insert(_ rows: [JournalRow], on connection: PostgresConnection) async throws {
+    var start = 0
+    while start < rows.count {
+      var end = start
+      var bindings = PostgresBindings(capacity: 7 * min(Self.rowsPerStatement, rows.count - start))
+      var sql = "INSERT INTO journal (revision, term, time, intent, target, patch, checksum) VALUES "
+      while end < rows.count && end - start < Self.rowsPerStatement {
+        let row = rows[end]
+        let first = bindings.count
+        if end > start { sql += ", " }
+        sql += "($\(first + 1), $\(first + 2), $\(first + 3), $\(first + 4), $\(first + 5), $\(first + 6), $\(first + 7))"
+        bindings.append(row.revision)
+        bindings.append(term)
+        bindings.append(row.time)
+        bindings.append(row.intent)
+        bindings.append(row.target)
+        bindings.append(row.patch)
+        bindings.append(row.checksum)
+        end += 1
+        // A row that moves the undo history ends its statement: the history follows it.
+        if !row.undo.isEmpty { break }
+      }
+      try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+      if let last = rows[start..<end].last, !last.undo.isEmpty {
+        try await applyUndo(last.undo, revision: last.revision, on: connection)
+      }
+      start = end
+    }
+  }
+
+  /// Writes a probe row, to learn whether writes succeed again (after a lost connection,
+  /// a full disk).
+  public func probeWrite() throws(StoreError) {
+    try waiting { [self] in
+      let connection = try await leaderConnection()
+      try await connection.withTransaction(logger: logger) { connection in
+        try await checkTerm(on: connection)
+        let now = "\(Date().timeIntervalSince1970)"
+        try await connection.query(
+          "INSERT INTO store_info (key, value) VALUES ('probe', \(now)) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+          logger: logger)
+      }
+    }
+  }
+
+  /// Writes an encoded snapshot record in parts of a megabyte, each its own transaction,
+  /// then its row (after checking the term) and, with `windowStart`, drops what no revision
+  /// from `windowStart` on needs; with `undoHistory`, the kept history becomes it.
+  public func saveSnapshot(
+    encoded bytes: [UInt8], revision: UInt64, createdAt: Date, keepingFrom windowStart: UInt64?, undoHistory: UndoHistory?
+  ) async throws(StoreError) {
+    let key = Int64(bitPattern: revision)
+    let checksum = Checksum.of(bytes)
+    let parts = max(1, (bytes.count + Self.partSize - 1) / Self.partSize)
+    do {
+      let connection = try await snapshots.connection()
+      for part in 0..<parts {
+        let slice = ByteBuffer(bytes: bytes[(part * Self.partSize)..<min(bytes.count, (part + 1) * Self.partSize)])
+        let number = Int64(part)
+        try await connection.withTransaction(logger: logger) { connection in
+          // The parts need no wait for the disk of their own: the row's commit comes after.
+          try await connection.query("SET LOCAL synchronous_commit = off", logger: logger)
+          if part == 0 {
+            try await connection.query("DELETE FROM snapshot_parts WHERE revision = \(key)", logger: logger)
+          }
+          try await connection.query(
+            "INSERT INTO snapshot_parts (revision, part, bytes) VALUES (\(key), \(number), \(slice))", logger: logger)
+        }
+      }
+      let created = createdAt.timeIntervalSince1970
+      let size = Int64(bytes.count)
+      let partCount = Int64(parts)
+      try await connection.withTransaction(logger: logger) { connection in
+        try await checkTerm(on: connection)
+        try await connection.query("DELETE FROM snapshots WHERE revision = \(key)", logger: logger)
+        try await connection.query(
+          "INSERT INTO snapshots (revision, created_at, size, parts, checksum) VALUES (\(key), \(created), \(size), \(partCount), \(checksum))",
+          logger: logger)
+        if let undoHistory { try await replaceUndo(with: undoHistory, revision: key, on: connection) }
+        guard let windowStart else { return }
+        let start = Int64(bitPattern: windowStart)
+        let rows = try await connection.query("SELECT MAX(revision) FROM snapshots WHERE revision <= \(start)", logger: logger).collect()
+        guard let base = try rows.first?.decode(Int64?.self) else { return }
+        try await connection.query("DELETE FROM snapshots WHERE revision < \(base)", logger: logger)
+        try await connection.query("DELETE FROM snapshot_parts WHERE revision < \(base)", logger: logger)
+        try await connection.query("DELETE FROM journal WHERE revision <= \(base)", logger: logger)
+      }
+    } catch {
+      throw Self.classify(error, location: location)
+    }
+    await refreshSize()
+  }
+}

@@ -1,0 +1,258 @@
+import ArborLocking
+import Arbor
+import ArborJSON
+import ArborStore
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Synchronization
+
+/// The daemon's durable state in a PostgreSQL database: the SQLite store's snapshots and
+/// journal, with the same layout, checksums and meaning, for daemons that outgrow one
+/// machine.
+///
+/// Opening makes this daemon the store's **leader**: it takes a session advisory lock and
+/// raises the term in `store_leader`. Every journal row carries the term it was written in;
+/// each journal and snapshot transaction checks the term with `FOR SHARE` first, and a
+/// revision is a primary key. A leader whose term was raised, or whose revision was taken,
+/// writes nothing more (``StoreError/Kind/superseded``): no two leaders can both keep the
+/// same revision.
+///
+/// ```swift
+/// let store = try await PostgresStore.open(
+///   PostgresAddress("postgresql:///arbor?host=/run/postgresql"), root: AppModel._$typeName,
+///   schema: AppModel.schemaHash, fsync: .always, holder: "counterfactd on host-a", logger: logger)
+/// let recovery = try store.recover()   // from a thread of your own
+/// ```
+public final class PostgresStore: StateStore {
+  public let address: PostgresAddress
+  public let fsync: FsyncPolicy
+  public let recordedSchema: String?
+  /// The term this daemon leads in.
+  public let term: Int64
+  /// Who leads, as `store_leader.holder` says (for the others' messages).
+  public let holder: String
+  let logger: Logger
+  /// The leader's session: holds the advisory lock, writes the journal.
+  let leader: PostgresSession
+  /// Writes snapshots (each transaction checks the term like the journal's).
+  let snapshots: PostgresSession
+  /// Reads: recovery, `state.at`, `history.changes`.
+  let reader: PostgresSession
+  private let bytes = Atomic<Int>(0)
+
+  public var location: String { address.description }
+  public var storedBytes: Int { bytes.load(ordering: .relaxed) }
+
+  /// Where damage is found, and what to do about it.
+  var place: StoredRecords.Place {
+    StoredRecords.Place(
+      location: location,
+      advice: "restore the database from a backup (pg_dump), or drop the store's tables to start fresh.")
+  }
+
+  private init(
+    address: PostgresAddress, fsync: FsyncPolicy, recordedSchema: String?, term: Int64, holder: String, logger: Logger,
+    leader: PostgresSession
+  ) {
+    self.address = address
+    self.fsync = fsync
+    self.recordedSchema = recordedSchema
+    self.term = term
+    self.holder = holder
+    self.logger = logger
+    self.leader = leader
+    self.snapshots = PostgresSession(address: address, logger: logger)
+    self.reader = PostgresSession(address: address, logger: logger)
+  }
+
+  /// Opens the store in the database at `address` and becomes its leader, creating the
+  /// tables when there are none. Refused, with a ``StoreError`` that says what to do: a
+  /// server that cannot be reached, another daemon leading, a store of another root type,
+  /// of a newer layout, or of another schema (unless `allowingOtherSchema`).
+  public static func open(
+    _ address: PostgresAddress, root: String, schema: String, fsync: FsyncPolicy, allowingOtherSchema: Bool = false,
+    holder: String, logger: Logger
+  ) async throws(StoreError) -> PostgresStore {
+    let location = address.description
+    let leader = PostgresSession(address: address, logger: logger)
+    do {
+      var recorded: String?
+      var term: Int64 = 0
+      _ = try await leader.connection { connection in
+        try await lead(connection, holder: holder, location: location, logger: logger)
+        recorded = try await prepare(
+          connection, root: root, schema: schema, allowingOtherSchema: allowingOtherSchema, location: location, logger: logger)
+        term = try await raiseTerm(connection, holder: holder, logger: logger)
+        if fsync == .off { try await connection.query("SET synchronous_commit = off", logger: logger) }
+      }
+      let store = PostgresStore(
+        address: address, fsync: fsync, recordedSchema: recorded, term: term, holder: holder, logger: logger, leader: leader)
+      await store.refreshSize()
+      return store
+    } catch {
+      await leader.close()
+      throw classify(error, location: location)
+    }
+  }
+
+  /// Takes the leader's advisory lock on `connection`'s session, or says who holds it.
+  static func lead(_ connection: PostgresConnection, holder: String, location: String, logger: Logger) async throws {
+    let lock = PostgresSchema.leaderLock
+    let taken = try await connection.query("SELECT pg_try_advisory_lock(\(lock))", logger: logger).collect()
+    guard try taken.first?.decode(Bool.self) == true else {
+      var who = "another daemon"
+      let rows = try? await connection.query("SELECT holder, since::text FROM store_leader WHERE id = 1", logger: logger).collect()
+      if let row = rows?.first, let (name, since) = try? row.decode((String, String).self) { who = "\(name) (leading since \(since))" }
+      throw StoreError(
+        .busy, path: location,
+        "\(who) leads this store: one daemon writes a store at a time. Stop it first, or point --store at another database.")
+    }
+  }
+
+  /// Creates the tables of a new store, or checks that they are one of ours; returns the
+  /// schema the store recorded.
+  private static func prepare(
+    _ connection: PostgresConnection, root: String, schema: String, allowingOtherSchema: Bool, location: String, logger: Logger
+  ) async throws -> String? {
+    var info: [String: String] = [:]
+    let exists = try await connection.query("SELECT to_regclass('store_info') IS NOT NULL", logger: logger).collect()
+    if try exists.first?.decode(Bool.self) == true {
+      for try await (key, value) in try await connection.query("SELECT key, value FROM store_info", logger: logger).decode((String, String).self) {
+        info[key] = value
+      }
+      guard info["format"] != nil else {
+        throw StoreError(
+          .foreignDatabase, path: location,
+          "the database has a table store_info that is not an Arbor store's: point --store at a database of its own.")
+      }
+    }
+    if let format = info["format"].flatMap(Int.init), format > PostgresSchema.format {
+      throw StoreError(
+        .newerFormat, path: location,
+        "the store has layout \(format), this build reads up to \(PostgresSchema.format): run a newer build, or point --store at another database.")
+    }
+    if let found = info["root"], found != root {
+      throw StoreError(
+        .otherRoot, path: location,
+        "the store holds a tree of \(found), and this daemon hosts \(root): point --store at this daemon's own database.")
+    }
+    let recorded = info["schema"]
+    if let found = recorded, found != schema, !allowingOtherSchema {
+      throw StoreError(
+        .otherSchema, path: location,
+        "the store's state has schema \(found), and \(root) now has \(schema): give \(root) a `migrate` that upgrades the older records, or point --store at another database.")
+    }
+    try await connection.withTransaction(logger: logger) { connection in
+      for statement in PostgresSchema.create { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+      let format = String(PostgresSchema.format)
+      try await connection.query(
+        "INSERT INTO store_info (key, value) VALUES ('format', \(format)), ('root', \(root)) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        logger: logger)
+      if recorded == nil {
+        try await connection.query("INSERT INTO store_info (key, value) VALUES ('schema', \(schema)) ON CONFLICT (key) DO NOTHING", logger: logger)
+      }
+      // Parts of a snapshot that a crash cut short.
+      try await connection.query("DELETE FROM snapshot_parts WHERE revision NOT IN (SELECT revision FROM snapshots)", logger: logger)
+    }
+    return recorded
+  }
+
+  /// Raises the term (this daemon leads from now on) and returns it. The update waits for
+  /// the journal transactions of the previous leader that hold the term's row.
+  private static func raiseTerm(_ connection: PostgresConnection, holder: String, logger: Logger) async throws -> Int64 {
+    let rows = try await connection.query(
+      """
+      INSERT INTO store_leader (id, term, holder, since) VALUES (1, 1, \(holder), now())
+      ON CONFLICT (id) DO UPDATE SET term = store_leader.term + 1, holder = excluded.holder, since = excluded.since
+      RETURNING term
+      """, logger: logger
+    ).collect()
+    guard let term = try rows.first?.decode(Int64.self) else { throw StoreError(.io, path: "", "the term could not be raised") }
+    return term
+  }
+
+  /// The leader's connection. After the connection was lost, a new one takes the lock
+  /// again and continues in the same term only if nobody led meanwhile (the term is still
+  /// this daemon's); else the store is ``StoreError/Kind/superseded``.
+  func leaderConnection() async throws -> PostgresConnection {
+    try await leader.connection { [self] connection in
+      do {
+        try await Self.lead(connection, holder: holder, location: location, logger: logger)
+      } catch let error as StoreError where error.kind == .busy {
+        throw StoreError(
+          .superseded, path: location,
+          "another daemon took the lead while the connection was lost (\(error.message)): this daemon writes nothing more; restart it to follow the store again")
+      }
+      let rows = try await connection.query("SELECT term FROM store_leader WHERE id = 1", logger: logger).collect()
+      let current = try rows.first?.decode(Int64.self)
+      guard current == term else {
+        throw StoreError(
+          .superseded, path: location,
+          "another daemon led this store while the connection was lost (term \(current ?? 0), this daemon's \(term)): this daemon writes nothing more; restart it to follow the store again")
+      }
+      if fsync == .off { try await connection.query("SET synchronous_commit = off", logger: logger) }
+      logger.notice("reconnected to \(location) and leads it again in term \(term)")
+    }
+  }
+
+  /// Checks, in a transaction, that this daemon's term is still the store's, and holds the
+  /// term's row until the transaction ends.
+  func checkTerm(on connection: PostgresConnection) async throws {
+    let rows = try await connection.query("SELECT term FROM store_leader WHERE id = 1 FOR SHARE", logger: logger).collect()
+    let current = try rows.first?.decode(Int64.self)
+    guard current == term else {
+      throw StoreError(
+        .superseded, path: location,
+        "another daemon leads this store now (term \(current ?? 0), this daemon's \(term)): this daemon writes nothing more")
+    }
+  }
+
+  /// Runs `body` and waits for it on the calling thread: for the calls of ``StateStore``
+  /// that wait (from the journal writer's thread or NIO's thread pool, never an event loop).
+  func waiting<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws(StoreError) -> T {
+    let eventLoop = MultiThreadedEventLoopGroup.singleton.any()
+    do {
+      return try eventLoop.makeFutureWithTask(body).wait()
+    } catch {
+      throw Self.classify(error, location: location)
+    }
+  }
+
+  /// Reads how much room the store's tables take.
+  func refreshSize() async {
+    guard let connection = try? await reader.connection(),
+      let rows = try? await connection.query(
+        "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c WHERE c.relname IN ('store_info', 'store_leader', 'snapshots', 'snapshot_parts', 'journal', 'undo_steps') AND c.relkind = 'r'",
+        logger: logger
+      ).collect(),
+      let size = try? rows.first?.decode(Int64.self)
+    else { return }
+    bytes.store(Int(size), ordering: .relaxed)
+  }
+
+  public func recordSchema(_ schema: String) async throws(StoreError) {
+    do {
+      let connection = try await snapshots.connection()
+      try await connection.withTransaction(logger: logger) { connection in
+        try await checkTerm(on: connection)
+        try await connection.query(
+          "INSERT INTO store_info (key, value) VALUES ('schema', \(schema)) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+          logger: logger)
+      }
+    } catch {
+      throw Self.classify(error, location: location)
+    }
+  }
+
+  /// Nothing to do: PostgreSQL's committed transactions are where a backup reads them.
+  public func checkpoint() throws(StoreError) {}
+
+  public func close() async {
+    await reader.close()
+    await snapshots.close()
+    await leader.close()
+  }
+}

@@ -1,0 +1,33 @@
+import Arbor
+
+/// What a start begins from: the newest state a store holds, and how it was rebuilt.
+///
+/// ```swift
+/// let recovery = try await store.recover()
+/// let (app, anchor) = try recovery.record.map { try AppModel.andAnchor(restoring: $0) } ?? AppModel().andAnchor()
+/// ```
+public struct StoreRecovery: Sendable {
+  /// The newest state: the newest snapshot with every later journalled revision applied;
+  /// nil for a new store.
+  public var record: SnapshotRecord?
+  /// The revision of the snapshot the state was rebuilt from.
+  public var snapshotRevision: UInt64?
+  /// How many journalled revisions were applied to it.
+  public var replayed: Int
+  /// The kept undo history, as of the newest state (empty for a new store).
+  public var undoHistory = UndoHistory()
+  /// Why a kept undo history was dropped, when it was (a step newer than the state, or
+  /// one that does not match its checksum).
+  public var undoHistoryDropped: String?
+
+  public init(record: SnapshotRecord?, snapshotRevision: UInt64?, replayed: Int) {
+    self.record = record
+    self.snapshotRevision = snapshotRevision
+    self.replayed = replayed
+  }
+}
+
+extension Store {
+  /// What a start begins from (``StoreRecovery``).
+  public typealias Recovery = StoreRecovery
+}
