@@ -7,6 +7,9 @@ import PostgresNIO
 extension PostgresStore {
   /// Rows per `INSERT` statement (seven values each, under PostgreSQL's 65,535).
   static let rowsPerStatement = 1_000
+  /// The channel of `NOTIFY` on which the leader announces each journal transaction's
+  /// newest revision.
+  static let journalChannel = "arbor_journal"
   /// Snapshot records are written in parts of this size, one transaction each.
   static let partSize = 1 << 20
 
@@ -21,6 +24,9 @@ extension PostgresStore {
       try await connection.withTransaction(logger: logger) { connection in
         try await checkTerm(on: connection)
         try await insert(rows, on: connection)
+        // Delivered to the standbys when the transaction commits.
+        let last = String(rows[rows.count - 1].revision)
+        try await connection.query("SELECT pg_notify(\(Self.journalChannel), \(last))", logger: logger)
       }
     }
   }

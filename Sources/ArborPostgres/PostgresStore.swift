@@ -30,8 +30,10 @@ public final class PostgresStore: StateStore {
   public let address: PostgresAddress
   public let fsync: FsyncPolicy
   public let recordedSchema: String?
-  /// The term this daemon leads in.
-  public let term: Int64
+  /// The term this daemon leads in; 0 while it is a standby.
+  public var term: Int64 { leading.load(ordering: .acquiring) }
+  /// Whether this daemon leads the store (else it is a standby, which writes nothing).
+  public var isLeading: Bool { term > 0 }
   /// Who leads, as `store_leader.holder` says (for the others' messages).
   public let holder: String
   let logger: Logger
@@ -42,6 +44,9 @@ public final class PostgresStore: StateStore {
   /// Reads: recovery, `state.at`, `history.changes`.
   let reader: PostgresSession
   private let bytes = Atomic<Int>(0)
+  private let leading: Atomic<Int64>
+  let root: String
+  let schema: String
 
   public var location: String { address.description }
   public var storedBytes: Int { bytes.load(ordering: .relaxed) }
@@ -55,12 +60,14 @@ public final class PostgresStore: StateStore {
 
   private init(
     address: PostgresAddress, fsync: FsyncPolicy, recordedSchema: String?, term: Int64, holder: String, logger: Logger,
-    leader: PostgresSession
+    leader: PostgresSession, root: String, schema: String
   ) {
     self.address = address
     self.fsync = fsync
     self.recordedSchema = recordedSchema
-    self.term = term
+    self.leading = Atomic(term)
+    self.root = root
+    self.schema = schema
     self.holder = holder
     self.logger = logger
     self.leader = leader
@@ -69,12 +76,14 @@ public final class PostgresStore: StateStore {
   }
 
   /// Opens the store in the database at `address` and becomes its leader, creating the
-  /// tables when there are none. Refused, with a ``StoreError`` that says what to do: a
-  /// server that cannot be reached, another daemon leading, a store of another root type,
+  /// tables when there are none. When another daemon leads, it is refused, or with
+  /// `standbyWhenLed` opened as a standby (``isLeading`` false: it reads, writes nothing,
+  /// and ``tryToLead()`` takes over once the leader is gone). Refused, with a ``StoreError``
+  /// that says what to do: a server that cannot be reached, a store of another root type,
   /// of a newer layout, or of another schema (unless `allowingOtherSchema`).
   public static func open(
     _ address: PostgresAddress, root: String, schema: String, fsync: FsyncPolicy, allowingOtherSchema: Bool = false,
-    holder: String, logger: Logger
+    holder: String, standbyWhenLed: Bool = false, logger: Logger
   ) async throws(StoreError) -> PostgresStore {
     let location = address.description
     let leader = PostgresSession(address: address, logger: logger)
@@ -82,20 +91,61 @@ public final class PostgresStore: StateStore {
       var recorded: String?
       var term: Int64 = 0
       _ = try await leader.connection { connection in
-        try await lead(connection, holder: holder, location: location, logger: logger)
-        recorded = try await prepare(
-          connection, root: root, schema: schema, allowingOtherSchema: allowingOtherSchema, location: location, logger: logger)
+        let led: Bool
+        do {
+          try await lead(connection, holder: holder, location: location, logger: logger)
+          led = true
+        } catch let error as StoreError where error.kind == .busy && standbyWhenLed {
+          led = false
+        }
+        recorded = try await check(connection, root: root, schema: schema, allowingOtherSchema: allowingOtherSchema, location: location, logger: logger)
+        guard led else { return }
+        try await create(connection, root: root, schema: schema, recorded: recorded, logger: logger)
         term = try await raiseTerm(connection, holder: holder, logger: logger)
         if fsync == .off { try await connection.query("SET synchronous_commit = off", logger: logger) }
       }
       let store = PostgresStore(
-        address: address, fsync: fsync, recordedSchema: recorded, term: term, holder: holder, logger: logger, leader: leader)
+        address: address, fsync: fsync, recordedSchema: recorded, term: term, holder: holder, logger: logger, leader: leader, root: root,
+        schema: schema)
       await store.refreshSize()
       return store
     } catch {
       await leader.close()
       throw classify(error, location: location)
     }
+  }
+
+  /// A standby's try to take the lead: when the leader's lock is free, takes it, raises the
+  /// term and returns true (this daemon leads from now on; it reads the journal the old
+  /// leader left before it writes). False while another daemon leads.
+  ///
+  /// ```swift
+  /// while try await !store.tryToLead() { try await Task.sleep(for: .milliseconds(200)) }
+  /// ```
+  public func tryToLead() async throws(StoreError) -> Bool {
+    guard !isLeading else { return true }
+    do {
+      let connection = try await leader.connection()
+      let taken = try await connection.query("SELECT pg_try_advisory_lock(\(PostgresSchema.leaderLock))", logger: logger).collect()
+      guard try taken.first?.decode(Bool.self) == true else { return false }
+      let recorded = try await Self.check(connection, root: root, schema: schema, allowingOtherSchema: true, location: location, logger: logger)
+      try await Self.create(connection, root: root, schema: schema, recorded: recorded, logger: logger)
+      let term = try await Self.raiseTerm(connection, holder: holder, logger: logger)
+      if fsync == .off { try await connection.query("SET synchronous_commit = off", logger: logger) }
+      leading.store(term, ordering: .releasing)
+      return true
+    } catch {
+      throw Self.classify(error, location: location)
+    }
+  }
+
+  /// Who leads the store now, as `store_leader` says; nil when nobody has yet.
+  public func leaderHolder() async -> (holder: String, term: Int64)? {
+    guard let connection = try? await reader.connection(),
+      let rows = try? await connection.query("SELECT holder, term FROM store_leader WHERE id = 1", logger: logger).collect(),
+      let (holder, term) = try? rows.first?.decode((String, Int64).self)
+    else { return nil }
+    return (holder, term)
   }
 
   /// Takes the leader's advisory lock on `connection`'s session, or says who holds it.
@@ -112,9 +162,10 @@ public final class PostgresStore: StateStore {
     }
   }
 
-  /// Creates the tables of a new store, or checks that they are one of ours; returns the
-  /// schema the store recorded.
-  private static func prepare(
+  /// Checks that the tables, when there are any, are one of ours, of this root, a layout
+  /// this build reads and (unless `allowingOtherSchema`) this schema; returns the schema
+  /// the store recorded.
+  private static func check(
     _ connection: PostgresConnection, root: String, schema: String, allowingOtherSchema: Bool, location: String, logger: Logger
   ) async throws -> String? {
     var info: [String: String] = [:]
@@ -145,6 +196,11 @@ public final class PostgresStore: StateStore {
         .otherSchema, path: location,
         "the store's state has schema \(found), and \(root) now has \(schema): give \(root) a `migrate` that upgrades the older records, or point --store at another database.")
     }
+    return recorded
+  }
+
+  /// Creates the tables a new store lacks and records its layout and root. The leader's.
+  private static func create(_ connection: PostgresConnection, root: String, schema: String, recorded: String?, logger: Logger) async throws {
     try await connection.withTransaction(logger: logger) { connection in
       for statement in PostgresSchema.create { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
       let format = String(PostgresSchema.format)
@@ -157,7 +213,6 @@ public final class PostgresStore: StateStore {
       // Parts of a snapshot that a crash cut short.
       try await connection.query("DELETE FROM snapshot_parts WHERE revision NOT IN (SELECT revision FROM snapshots)", logger: logger)
     }
-    return recorded
   }
 
   /// Raises the term (this daemon leads from now on) and returns it. The update waits for
@@ -178,7 +233,11 @@ public final class PostgresStore: StateStore {
   /// again and continues in the same term only if nobody led meanwhile (the term is still
   /// this daemon's); else the store is ``StoreError/Kind/superseded``.
   func leaderConnection() async throws -> PostgresConnection {
-    try await leader.connection { [self] connection in
+    let term = self.term
+    guard term > 0 else {
+      throw StoreError(.standby, path: location, "this daemon is a standby of the store: only the leader writes it")
+    }
+    return try await leader.connection { [self] connection in
       do {
         try await Self.lead(connection, holder: holder, location: location, logger: logger)
       } catch let error as StoreError where error.kind == .busy {
@@ -201,6 +260,10 @@ public final class PostgresStore: StateStore {
   /// Checks, in a transaction, that this daemon's term is still the store's, and holds the
   /// term's row until the transaction ends.
   func checkTerm(on connection: PostgresConnection) async throws {
+    let term = self.term
+    guard term > 0 else {
+      throw StoreError(.standby, path: location, "this daemon is a standby of the store: only the leader writes it")
+    }
     let rows = try await connection.query("SELECT term FROM store_leader WHERE id = 1 FOR SHARE", logger: logger).collect()
     let current = try rows.first?.decode(Int64.self)
     guard current == term else {

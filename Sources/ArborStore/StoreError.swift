@@ -30,6 +30,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Another daemon leads the store now (PostgreSQL): this one must not write; it
     /// started another term, or took a revision this daemon was about to write.
     case superseded
+    /// This daemon is a standby of the store (PostgreSQL): only the leader writes it.
+    case standby
     /// The store's server cannot be reached (PostgreSQL).
     case unreachable
     /// The task waiting for the store was cancelled; nothing failed.

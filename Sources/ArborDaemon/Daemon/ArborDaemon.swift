@@ -1,6 +1,7 @@
 import Arbor
 import ArborJSON
 import ArborRPC
+import ArborLocking
 import ArborStore
 import ArborPostgres
 import NIOPosix
@@ -110,6 +111,27 @@ public struct ArborDaemon<Root: Model>: Sendable {
     }
     let (store, lock) = try await openStore(options, logger: logger)
     defer { lock?.release() }
+    // Another daemon leads the PostgreSQL store: serve as its standby until it is gone.
+    if let postgres = store as? PostgresStore, !postgres.isLeading {
+      let leads = try await runStandby(
+        postgres, options: options, level: level, adopted: adopted, adoptedHTTP: adoptedHTTP, stop: stop, handlingSignals: handlingSignals,
+        logger: logger)
+      guard leads else {
+        await store.close()
+        return
+      }
+      if adopted != nil {
+        // The socket systemd passed went with the standby's server: systemd starts the
+        // daemon again (Restart=), and it leads or follows as it finds the store.
+        await store.close()
+        throw DaemonStartError("took the lead of \(store.location) as a standby on a socket systemd passed: restarting to serve it as the leader")
+      }
+      do {
+        try SocketFile.prepare(paths.socket)
+      } catch {
+        throw DaemonStartError(error.description)
+      }
+    }
     let file = store.location
     let recovery: StoreRecovery
     do {
@@ -238,8 +260,8 @@ extension ArborDaemon {
       do {
         let store = try await PostgresStore.open(
           address, root: Root._$typeName, schema: Root.schemaHash, fsync: options.fsync, allowingOtherSchema: true, holder: holder,
-          logger: logger)
-        logger.info("leads \(address) in term \(store.term)")
+          standbyWhenLed: true, logger: logger)
+        if store.isLeading { logger.info("leads \(address) in term \(store.term)") }
         return (store, nil)
       } catch {
         throw DaemonStartError("cannot start from \(error.path): \(error.message)")
@@ -254,6 +276,61 @@ extension ArborDaemon {
       lock.release()
       throw DaemonStartError("cannot start from \(error.path): \(error.message)")
     }
+  }
+
+  /// Serves as a standby of `store`: the leader's state, followed from its journal, for
+  /// reads and watches on this daemon's socket, until the daemon is stopped (false) or the
+  /// leader is gone and this daemon took the lead (true).
+  func runStandby(
+    _ store: PostgresStore, options: DaemonOptions, level: SharedLogLevel, adopted: ListenSockets.Socket?, adoptedHTTP: ListenSockets.Socket?,
+    stop: DaemonStop?, handlingSignals: Bool, logger: Logger
+  ) async throws -> Bool {
+    // The leader's state; before the leader saved its first snapshot there is none to follow.
+    var waited = false
+    let record: SnapshotRecord
+    while true {
+      let recovery: StoreRecovery
+      do {
+        recovery = try await NIOThreadPool.singleton.runIfActive { try store.recover() }
+      } catch let error as StoreError {
+        throw DaemonStartError("cannot follow \(error.path): \(error.message)")
+      }
+      if let found = recovery.record {
+        record = found
+        break
+      }
+      if try await store.tryToLead() { return true }
+      if !waited { logger.notice("waiting for the leader of \(store.location) to save its first snapshot") }
+      waited = true
+      try await Task.sleep(for: .milliseconds(200))
+    }
+    let replica = ReplicaHost<Root>(record: record)
+    let leader = await store.leaderHolder()
+    let parts = DaemonParts(
+      name: name, host: replica, options: options, commandLine: self.options, logLevel: level, paths: paths, adopted: adopted,
+      adoptedHTTP: adoptedHTTP, store: store, journalledThrough: record.revision, base: record.revision, restoredState: record.state,
+      standby: StandbyLeader(holder: leader?.holder, term: leader?.term, store: store.location), logger: logger)
+    logger.info("a standby of \(store.location) at revision \(record.revision): \(leader?.holder ?? "another daemon") leads it")
+    let tookLead = LockedState(false)
+    let standby: [ServiceGroupConfiguration.ServiceConfiguration] = [
+      .init(service: JournalFollower(store: store, replica: replica, hub: parts.hub, journal: parts.journal, logger: logger)),
+      .init(
+        service: LeadershipWatch(store: store, logger: logger) { tookLead.withLock { $0 = true } },
+        successTerminationBehavior: .gracefullyShutdownGroup),
+    ]
+    let group = ServiceGroup(
+      configuration: ServiceGroupConfiguration(
+        services: parts.services(listening: {}, standby: standby), gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [],
+        logger: logger))
+    await stop?.attach(group)
+    do {
+      try await group.run()
+    } catch {
+      await parts.shutdown()
+      throw error
+    }
+    await parts.shutdown()
+    return tookLead.withLock { $0 }
   }
 
   /// Takes the state directory's lock. A lock that this very process holds is waited for a

@@ -59,7 +59,8 @@ final class DaemonParts: Sendable {
   ///   - restoredState: the state the tree was restored from, when the store held it as it is.
   init(
     name: String, host: any TreeHost, options: DaemonOptions, commandLine: DaemonOptions, logLevel: SharedLogLevel, paths: DaemonPaths,
-    adopted: ListenSockets.Socket?, adoptedHTTP: ListenSockets.Socket? = nil, store: any StateStore, journalledThrough: UInt64, base: UInt64?, restoredState: JSONValue?, logger: Logger
+    adopted: ListenSockets.Socket?, adoptedHTTP: ListenSockets.Socket? = nil, store: any StateStore, journalledThrough: UInt64, base: UInt64?, restoredState: JSONValue?,
+    standby: StandbyLeader? = nil, logger: Logger
   ) {
     self.name = name
     self.host = host
@@ -80,7 +81,14 @@ final class DaemonParts: Sendable {
     let pump = ChangePump(
       host: host, hub: hub, initial: initial, durability: options.fsync == .always ? journal.writer : nil, logger: logger)
     self.pump = pump
-    journal.follow(holding: base)
+    if let standby {
+      // A standby's journal follows the leader's (JournalFollower), and writes nothing.
+      journal.setStandby(standby)
+      journal.writer.advance(to: journalledThrough)
+      if let restoredState { hub.reset(document: restoredState, revision: journalledThrough) }
+    } else {
+      journal.follow(holding: base)
+    }
     handler = RequestHandler(host: host, hub: hub, journal: journal, stats: stats, name: name, logger: logger) {
       journal.follow(holding: nil)
       pump.restart()
@@ -98,11 +106,16 @@ final class DaemonParts: Sendable {
 
   /// The daemon's services in start order; graceful shutdown runs in reverse: the server
   /// drains and saves first, then the ticker, the journal's upkeep and the pump stop.
-  func services(listening: @escaping @Sendable () -> Void) -> [ServiceGroupConfiguration.ServiceConfiguration] {
-    var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-      .init(service: ChangePumpService(pump: pump)),
-      .init(service: JournalUpkeep(journal: journal)),
-    ]
+  /// A standby runs `standby` (its journal follower and its watch for the lead) in place
+  /// of the pump and the journal's upkeep.
+  func services(
+    listening: @escaping @Sendable () -> Void, standby: [ServiceGroupConfiguration.ServiceConfiguration]? = nil
+  ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+    var services: [ServiceGroupConfiguration.ServiceConfiguration] =
+      standby ?? [
+        .init(service: ChangePumpService(pump: pump)),
+        .init(service: JournalUpkeep(journal: journal)),
+      ]
     if notifier.isListening {
       let interval = Duration.milliseconds(Int64(max(0.05, live.withLock { $0.statusInterval }) * 1000))
       services.append(.init(service: StatusTicker(notifier: notifier, interval: interval) { [self] in statusLine() }))

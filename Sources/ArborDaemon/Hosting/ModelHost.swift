@@ -90,11 +90,11 @@ final class ModelHost<Root: Model>: TreeHost {
       discarded: outcome.discarded)
   }
 
-  func listen(limit: Int, _ body: @escaping @Sendable (ChangeSetDelivery) -> Void) -> ChangeSetListener {
+  func listen(limit: Int, _ body: @escaping @Sendable (ChangeSetDelivery) -> Void) -> ChangeSetListener? {
     anchor.listen(limit: limit, body)
   }
 
-  func events(limit: Int) -> (generation: UInt64, events: EmittedEvents) {
+  func events(limit: Int) -> (generation: UInt64, events: EmittedEvents)? {
     current.withLock { ($0.generation, $0.anchor.events(limit: limit)) }
   }
 

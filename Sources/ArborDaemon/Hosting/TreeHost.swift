@@ -31,10 +31,11 @@ protocol TreeHost: Sendable {
   /// Calls an intent; `.settled` also waits for the tasks it started.
   func call(_ intent: String, on target: IntentTarget, parameters: JSONValue, wait: IntentWait) async throws -> IntentOutcome
   /// Calls `body` with every change set of the current tree from now on (see
-  /// `ModelAnchor.listen`).
-  func listen(limit: Int, _ body: @escaping @Sendable (ChangeSetDelivery) -> Void) -> ChangeSetListener
-  /// The events of the current tree, from now on, and its generation.
-  func events(limit: Int) -> (generation: UInt64, events: EmittedEvents)
+  /// `ModelAnchor.listen`); nil for a host that commits nothing itself (a standby's).
+  func listen(limit: Int, _ body: @escaping @Sendable (ChangeSetDelivery) -> Void) -> ChangeSetListener?
+  /// The events of the current tree, from now on, and its generation; nil for a host whose
+  /// tree runs no model (a standby's).
+  func events(limit: Int) -> (generation: UInt64, events: EmittedEvents)?
   /// Every model type the tree can hold, for `rpc.discover`.
   var modelTypes: [any Model.Type] { get }
   /// The current tree's undo system (`history.undo`, `history.redo`).

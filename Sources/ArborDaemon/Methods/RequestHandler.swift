@@ -91,6 +91,10 @@ final class RequestHandler: Sendable {
     }
     if method.writes {
       if stopping.load(ordering: .relaxed) { return .done(.failure(ArborErrors.shuttingDown())) }
+      // A standby writes nothing: the leader does.
+      if let standby = journal.standby {
+        return .done(.failure(.notLeader(leader: standby.holder, term: standby.term, store: standby.store)))
+      }
       // A change that cannot be kept is not made: refused before it runs.
       if let refusal = journal.refusal { return .done(.failure(ArborErrors.writesRefused(refusal))) }
     }

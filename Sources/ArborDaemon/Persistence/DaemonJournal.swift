@@ -1,6 +1,7 @@
 import ArborLocking
 import Arbor
 import ArborJSON
+import ArborPostgres
 import ArborStore
 import Foundation
 import Logging
@@ -57,6 +58,8 @@ final class DaemonJournal: Sendable {
   /// saved: writes are refused until it can (the reason is in `rebaseError`).
   private let rebaseFailing = Atomic<Bool>(false)
   private let rebaseError = LockedState<String?>(nil)
+  /// Set while the daemon is a standby: it writes nothing, and says who leads.
+  private let standbyOf = LockedState<StandbyLeader?>(nil)
 
   init(
     store: any StateStore, host: any TreeHost, hub: WatchHub, options: DaemonOptions, journalledThrough: UInt64, logger: Logger
@@ -210,6 +213,14 @@ final class DaemonJournal: Sendable {
 
   /// Why writes are refused now; nil when they are accepted. Checked before every write
   /// request: two atomic loads when all is well.
+  /// Who leads the store, while this daemon is a standby of it; nil when it leads.
+  var standby: StandbyLeader? { standbyOf.withLock { $0 } }
+
+  /// Makes this daemon's journal a standby's (it writes nothing), following `leader`.
+  func setStandby(_ leader: StandbyLeader) {
+    standbyOf.withLock { $0 = leader }
+  }
+
   var refusal: WriteRefusal? {
     let writerFailed = writer.hasFailed
     guard writerFailed || rebaseFailing.load(ordering: .acquiring) else { return nil }
@@ -375,6 +386,11 @@ final class DaemonJournal: Sendable {
       "snapshotsSaved": .int(Int64(snapshots)),
       "oldestRevision": oldest.map { .int(Int64($0)) } ?? .null,
     ]
+    if let standby {
+      status["lead"] = ["standby": true, "leader": standby.holder.map(JSONValue.string) ?? .null, "term": standby.term.map(JSONValue.int) ?? .null]
+    } else if let postgres = store as? PostgresStore {
+      status["lead"] = ["standby": false, "leader": .string(postgres.holder), "term": .int(postgres.term)]
+    }
     if let refusal {
       status["writes"] = "refused"
       status["refusal"] = [

@@ -82,12 +82,15 @@ struct SocketServer: Service, CustomStringConvertible {
     if await !parts.stats.waitForIntentsToFinish(until: .now + .seconds(10)) {
       logger.warning("stopping with \(parts.stats.intentsInFlight) intents still running after 10 s")
     }
-    parts.journal.stop()
-    do {
-      try await parts.journal.saveFinalSnapshot()
-      logger.info("saved revision \(parts.host.revision) to \(parts.store.location)")
-    } catch {
-      logger.error("the final snapshot could not be saved: \(error)")
+    // A standby has nothing of its own to save: the leader keeps the store.
+    if parts.journal.standby == nil {
+      parts.journal.stop()
+      do {
+        try await parts.journal.saveFinalSnapshot()
+        logger.info("saved revision \(parts.host.revision) to \(parts.store.location)")
+      } catch {
+        logger.error("the final snapshot could not be saved: \(error)")
+      }
     }
     parts.connections.finishAll()
     _ = await parts.connections.waitUntilEmpty(until: .now + .milliseconds(500))

@@ -90,7 +90,7 @@ final class ChangePump: Sendable {
       }
     } catch {
       logger.error("the state cannot be encoded, watches are stopped until it can: \(error)")
-      listener.cancel()
+      listener?.cancel()
       Task {
         try? await Task.sleep(for: .seconds(1))
         self.restart()
@@ -196,7 +196,7 @@ final class ChangePump: Sendable {
   }
 
   private func pumpEvents() -> Task<Void, Never> {
-    let (_, events) = host.events(limit: 100_000)
+    guard let (_, events) = host.events(limit: 100_000) else { return Task {} }
     return Task {
       do {
         for try await event in events { hub.publish(event) }

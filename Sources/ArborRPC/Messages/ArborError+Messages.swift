@@ -217,6 +217,21 @@ extension RPCError {
       ])
   }
 
+  /// ``ArborError/notLeader``: a write sent to a standby, refused before it ran.
+  ///
+  /// ```swift
+  /// RPCError.notLeader(leader: "counterfactd (pid 812 on host-a)", term: 4, store: "postgresql://arbor@db/arbor")
+  /// ```
+  public static func notLeader(leader: String?, term: Int64?, store: String) -> RPCError {
+    var details: [String: JSONValue] = ["store": .string(store)]
+    if let leader { details["leader"] = .string(leader) }
+    if let term { details["term"] = .int(term) }
+    return RPCError(
+      .notLeader,
+      message: "this daemon is a standby of \(store) and writes nothing, nothing was run: the leader is \(leader ?? "not known yet"); send writes to its socket. Reads and watches go on here",
+      details: details)
+  }
+
   /// ``ArborError/snapshotRejected``.
   ///
   /// ```swift

@@ -41,12 +41,15 @@ public struct ArborError: Sendable, Hashable, CustomStringConvertible {
   public static let nothingToRedo = ArborError(1015, "NothingToRedo")
   public static let writesRefused = ArborError(1016, "WritesRefused")
   public static let superseded = ArborError(1017, "Superseded")
+  /// A write sent to a standby daemon (several daemons on one PostgreSQL store): only the
+  /// leader writes.
+  public static let notLeader = ArborError(1018, "NotLeader")
 
   /// Every error, in code order (`Docs/Protocol.md` lists the same).
   public static let all: [ArborError] = [
     .targetNotFound, .intentNotFound, .invalidParameter, .intentFailed, .permissionDenied, .revisionCompacted, .pathNotFound,
     .snapshotRejected, .subscriptionNotFound, .lineTooLong, .shuttingDown, .notDurable, .undoNotTracked, .nothingToUndo,
-    .nothingToRedo, .writesRefused, .superseded,
+    .nothingToRedo, .writesRefused, .superseded, .notLeader,
   ]
 }
 

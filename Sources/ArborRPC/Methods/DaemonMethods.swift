@@ -167,6 +167,9 @@ public enum DaemonStatus: ArborMethodDefinition {
     public var refusal: Refusal?
     /// The last failure to write, when there is one.
     public var error: String?
+    /// Who leads the store, for a PostgreSQL store (several daemons may share one); absent
+    /// for the SQLite store.
+    public var lead: Lead?
 
     /// The journal's figures.
     ///
@@ -176,7 +179,7 @@ public enum DaemonStatus: ArborMethodDefinition {
     /// ```
     public init(
       file: String, fsync: String, bytes: Int, writtenRevision: Revision, transactions: Int, lag: Int, snapshotRevision: Revision,
-      snapshotsSaved: Int, oldestRevision: Revision?, writes: String, refusal: Refusal? = nil, error: String? = nil
+      snapshotsSaved: Int, oldestRevision: Revision?, writes: String, refusal: Refusal? = nil, error: String? = nil, lead: Lead? = nil
     ) {
       self.file = file
       self.fsync = fsync
@@ -190,10 +193,12 @@ public enum DaemonStatus: ArborMethodDefinition {
       self.writes = writes
       self.refusal = refusal
       self.error = error
+      self.lead = lead
     }
 
     enum CodingKeys: String, CodingKey {
-      case file, fsync, bytes, writtenRevision, transactions, lag, snapshotRevision, snapshotsSaved, oldestRevision, writes, refusal, error
+      case file, fsync, bytes, writtenRevision, transactions, lag, snapshotRevision, snapshotsSaved, oldestRevision, writes, refusal, error,
+        lead
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -210,6 +215,27 @@ public enum DaemonStatus: ArborMethodDefinition {
       try container.encode(writes, forKey: .writes)
       try container.encodeIfPresent(refusal, forKey: .refusal)
       try container.encodeIfPresent(error, forKey: .error)
+      try container.encodeIfPresent(lead, forKey: .lead)
+    }
+  }
+
+  /// Who leads a PostgreSQL store, under `journal.lead`.
+  ///
+  /// ```swift
+  /// if status.journal.lead?.standby == true { print("a standby of", status.journal.lead?.leader ?? "?") }
+  /// ```
+  public struct Lead: Codable, Sendable, Hashable {
+    /// Whether this daemon is a standby (it writes nothing; the leader does).
+    public var standby: Bool
+    /// Who leads: a name, pid and host; nil before any daemon led.
+    public var leader: String?
+    /// The leader's term: raised by each daemon that takes the lead.
+    public var term: Int64?
+
+    public init(standby: Bool, leader: String?, term: Int64?) {
+      self.standby = standby
+      self.leader = leader
+      self.term = term
     }
   }
 

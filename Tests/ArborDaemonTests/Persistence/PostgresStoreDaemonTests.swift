@@ -3,6 +3,7 @@ import ArborJSON
 import ArborTesting
 import Foundation
 import PostgresTestServer
+import ArborRPC
 import Testing
 
 /// counterfactd with its state in PostgreSQL (`--store`), started for real on a real
@@ -10,33 +11,94 @@ import Testing
 /// refused while the first leads and takes over once it is gone, and a wrong address stops
 /// the start with what to do.
 @Suite struct PostgresStoreDaemonTests {
-  @Test func aSecondDaemonIsRefusedWhileTheFirstLeadsAndContinuesItsStateOnceItIsGone() async throws {
+  @Test func aSecondDaemonFollowsAsAStandbyAndTakesOverWhenTheLeaderIsKilled() async throws {
     let address = try await PostgresTestServer.newDatabase()
-    let (revision, status) = try await withDaemon(arguments: ["--store", address, "--fsync", "always"]) { daemon, execution -> UInt64 in
-      let client = try await daemon.connect()
-      try await client.call("intent.call", ["intent": "addButtonTapped"])
-      for _ in 0..<3 { try await client.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"]) }
-      let (said, outcome) = try await runDaemonToExit(["--store", address])
-      #expect(!outcome.isSuccess)
-      #expect(said.contains("leads this store: one daemon writes a store at a time"), "\(said)")
-      #expect(said.contains("counterfactd (pid \(daemon.pid) on"), "the refusal names the leader: \(said)")
-      let status = try await client.call("daemon.status")
-      let database = try #require(address.split(separator: "?").first?.split(separator: "/").last)
-      #expect(status["journal"]?["file"]?.stringValue?.hasPrefix("postgresql://postgres@/\(database)?host=") == true, "\(status)")
+    let standbyDirectory = try DaemonHarness.temporaryDirectory()
+    let (revision, status) = try await withDaemon(arguments: ["--store", address, "--fsync", "always"]) { leader, execution -> UInt64 in
+      let writer = try await leader.connect()
+      try await writer.call("intent.call", ["intent": "addButtonTapped"])
+      try await writer.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
+      // The second daemon on the same database becomes the standby, in its own process.
+      let (_, standbyStatus) = try await withDaemon(arguments: ["--store", address], directory: standbyDirectory) { standby, _ in
+        let reader = try await standby.connect()
+        try await eventually("the standby to follow revision 2") { (try await reader.call("state.get"))["revision"] == 2 }
+        let status = try await reader.call("daemon.status")
+        #expect(status["journal"]?["lead"]?["standby"] == true, "\(status)")
+        #expect(status["journal"]?["lead"]?["leader"]?.stringValue?.contains("pid \(leader.pid) on") == true, "\(status)")
+        // Watches on the standby see the leader's revisions live, at the leader's numbers.
+        let notifications = DeadlineIterator(reader.notifications.makeAsyncIterator())
+        #expect(try await reader.call("state.watch", ["path": "/counters/0/counter/count"])["value"] == 1)
+        try await writer.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
+        let live = try await notifications.next("revision 3 on the standby")
+        #expect(live.params?["revision"] == 3)
+        #expect(live.params?["patch"] == [["op": "replace", "path": "", "value": 2]])
+        // Writes are refused there, naming the leader.
+        let refused = await #expect(throws: ArborClientError.self) {
+          try await reader.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
+        }
+        #expect(refused?.rpcError?.name == "org.arbor.NotLeader")
+        #expect(refused?.rpcError?.message.contains("counterfactd (pid \(leader.pid) on") == true, "\(String(describing: refused))")
+        // history.changes and state.at read the shared journal.
+        let changes = try await reader.call("history.changes", ["since": 1])
+        #expect(changes["changes"]?.arrayValue?.count == 2)
+        #expect(try await reader.call("state.at", ["revision": 2, "path": "/counters/0/counter/count"])["value"] == 1)
+      }
+      #expect(standbyStatus == .exited(0), "a standby stops cleanly")
       try? execution.send(signal: .kill)
-      return UInt64(try #require(status["revision"]?.intValue))
+      return 3
     }
     #expect(status == .signaled(9))
-    try await withDaemon(arguments: ["--store", address, "--fsync", "always"]) { daemon, _ in
+    // The standby, started again, finds nobody leading and leads; the journal goes on.
+    try await withDaemon(arguments: ["--store", address, "--fsync", "always"], directory: standbyDirectory) { daemon, _ in
       let client = try await daemon.connect()
       let state = try await client.call("state.get", ["path": "/counters/0/counter/count"])
-      #expect(state["value"] == 3)
+      #expect(state["value"] == 2)
       #expect(UInt64(state["revision"]?.intValue ?? -1) == revision)
-      // The revision sequence goes on without a gap, and the journal says who wrote what.
       let reply = try await client.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
       #expect(UInt64(reply["revision"]?.intValue ?? -1) == revision + 1)
       let terms = try await PostgresTestServer.sql("SELECT string_agg(DISTINCT term::text, ',') FROM journal", on: address)
       #expect(terms == "1,2", "the first daemon wrote in term 1, the second in term 2")
+    }
+  }
+
+  @Test func aStandbyTakesOverWithinAMomentAndItsWatchersResumeWithSince() async throws {
+    let address = try await PostgresTestServer.newDatabase()
+    let (leaderUp, up) = AsyncStream<Void>.makeStream()
+    let (killOrders, kill) = AsyncStream<Void>.makeStream()
+    let leaderLaunch = Task {
+      try await withDaemon(arguments: ["--store", address, "--fsync", "always"]) { leader, execution in
+        let writer = try await leader.connect()
+        try await writer.call("intent.call", ["intent": "addButtonTapped"])
+        up.yield()
+        // Held until the standby follows, then killed.
+        for await _ in killOrders { break }
+        try? execution.send(signal: .kill)
+      }
+    }
+    defer { leaderLaunch.cancel() }
+    try await withDeadline("the leader to start") { for await _ in leaderUp { break } }
+    try await withDaemon(arguments: ["--store", address, "--fsync", "always"]) { standby, _ in
+      let reader = try await standby.connect()
+      try await eventually("the standby to follow revision 1") { (try? await reader.call("state.get"))?["revision"] == 1 }
+      kill.yield()
+      _ = try await leaderLaunch.value
+      let killed = ContinuousClock.now
+      // The standby's own connections are closed when it takes over; a new one finds the leader.
+      try await eventually("the standby to take the lead", seconds: 10) {
+        guard let client = try? await standby.connect() else { return false }
+        defer { client.close() }
+        return (try? await client.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])) != nil
+      }
+      let took = ContinuousClock.now - killed
+      print("takeover: an intent accepted by the standby \(took.formatted(.units(allowed: [.milliseconds]))) after the leader was killed")
+      #expect(took < .seconds(5))
+      let client = try await standby.connect()
+      let notifications = DeadlineIterator(client.notifications.makeAsyncIterator())
+      let resumed = try await client.call("state.watch", ["since": 1])
+      #expect(resumed["revision"] == 1)
+      let replayed = try await notifications.next("revision 2, written by the new leader")
+      #expect(replayed.params?["revision"] == 2)
+      #expect(replayed.params?["patch"] == [["op": "replace", "path": "/counters/0/counter/count", "value": 1]])
     }
   }
 

@@ -1,0 +1,80 @@
+import Arbor
+import ArborJSON
+import ArborPostgres
+import ArborStore
+import Foundation
+import Logging
+import NIOPosix
+import ServiceLifecycle
+
+/// A standby's reading of the leader's journal: each revision the leader commits is
+/// applied to the standby's tree (``ReplicaHost``) and its watch hub, in order, at the
+/// leader's revision numbers, so that its watchers see what the leader's see and `since`
+/// means the same on every daemon.
+///
+/// It reads when the leader announces a transaction (PostgreSQL's `LISTEN`), and once a
+/// second besides. A standby that fell behind the journal's window takes the whole state
+/// again (its watchers get a resync).
+struct JournalFollower<Root: Model>: Service {
+  let store: PostgresStore
+  let replica: ReplicaHost<Root>
+  let hub: WatchHub
+  let journal: DaemonJournal
+  let logger: Logger
+
+  func run() async throws {
+    let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    let listening = Task { await store.followAnnouncements { _ in wake.yield() } }
+    let ticking = Task {
+      while !Task.isCancelled {
+        try? await Task.sleep(for: .seconds(1))
+        wake.yield()
+      }
+    }
+    defer {
+      listening.cancel()
+      ticking.cancel()
+    }
+    await withGracefulShutdownHandler {
+      for await _ in wakeups.cancelOnGracefulShutdown() {
+        await catchUp()
+      }
+    } onGracefulShutdown: {
+      wake.finish()
+    }
+  }
+
+  /// Applies every journalled revision after the replica's.
+  func catchUp() async {
+    do {
+      while !Task.isCancelled {
+        let entries = try await store.journal(since: replica.revision, limit: 1_000)
+        guard !entries.isEmpty else { break }
+        for entry in entries {
+          guard replica.apply(entry) else {
+            try await resync(because: "the journal goes on at revision \(entry.revision), after the standby's \(replica.revision)")
+            return
+          }
+          _ = hub.apply(revision: entry.revision, operations: entry.patch.operations)
+          journal.writer.advance(to: entry.revision)
+        }
+      }
+      if let (holder, term) = await store.leaderHolder() {
+        journal.setStandby(StandbyLeader(holder: holder, term: term, store: store.location))
+      }
+    } catch {
+      logger.warning("the standby could not read the journal of \(store.location): \(error); it tries again")
+    }
+  }
+
+  /// Takes the store's whole newest state: the standby fell behind what the journal keeps.
+  private func resync(because reason: String) async throws {
+    let store = self.store
+    let recovery = try await NIOThreadPool.singleton.runIfActive { try store.recover() }
+    guard let record = recovery.record else { return }
+    logger.notice("the standby takes the whole state of revision \(record.revision) again: \(reason)")
+    replica.reset(to: record)
+    hub.reset(document: record.state, revision: record.revision)
+    journal.writer.advance(to: record.revision)
+  }
+}
