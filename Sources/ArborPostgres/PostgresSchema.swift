@@ -2,6 +2,7 @@
 /// with two additions for several daemons on one database.
 ///
 /// - `journal.term`: the term of the leader that wrote each revision.
+/// - `intent_queue`: intents a standby forwards to the leader, with the leader's answer.
 /// - `store_leader`: one row, the current term and who holds it. A daemon that becomes the
 ///   leader raises the term; each journal transaction checks it with `FOR SHARE`, so a
 ///   leader whose term was raised writes nothing more (fencing that does not rest on the
@@ -19,6 +20,7 @@ enum PostgresSchema {
     "CREATE TABLE IF NOT EXISTS snapshots (revision bigint PRIMARY KEY, created_at double precision NOT NULL, size bigint NOT NULL, parts bigint NOT NULL, checksum bigint NOT NULL)",
     "CREATE TABLE IF NOT EXISTS snapshot_parts (revision bigint NOT NULL, part bigint NOT NULL, bytes bytea NOT NULL, PRIMARY KEY (revision, part))",
     "CREATE TABLE IF NOT EXISTS journal (revision bigint PRIMARY KEY, term bigint NOT NULL, time double precision NOT NULL, intent text, target text, patch text NOT NULL, checksum bigint NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS intent_queue (id bigserial PRIMARY KEY, sender text NOT NULL, request text NOT NULL, claimed_term bigint, reply text, created_at timestamptz NOT NULL DEFAULT now())",
     "CREATE TABLE IF NOT EXISTS undo_steps (stack bigint NOT NULL, position bigint NOT NULL, revision bigint NOT NULL, step text NOT NULL, checksum bigint NOT NULL, PRIMARY KEY (stack, position))",
   ]
 }

@@ -44,6 +44,8 @@ public final class PostgresStore: StateStore {
   /// Reads: recovery, `state.at`, `history.changes`.
   let reader: PostgresSession
   private let bytes = Atomic<Int>(0)
+  /// A standby's waits for the replies of the intents it forwarded.
+  let replies = ForwardedReplies()
   private let leading: Atomic<Int64>
   let root: String
   let schema: String
@@ -314,6 +316,7 @@ public final class PostgresStore: StateStore {
   public func checkpoint() throws(StoreError) {}
 
   public func close() async {
+    replies.stop()
     await reader.close()
     await snapshots.close()
     await leader.close()

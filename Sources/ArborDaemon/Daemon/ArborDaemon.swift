@@ -309,7 +309,8 @@ extension ArborDaemon {
     let parts = DaemonParts(
       name: name, host: replica, options: options, commandLine: self.options, logLevel: level, paths: paths, adopted: adopted,
       adoptedHTTP: adoptedHTTP, store: store, journalledThrough: record.revision, base: record.revision, restoredState: record.state,
-      standby: StandbyLeader(holder: leader?.holder, term: leader?.term, store: store.location), logger: logger)
+      standby: StandbyLeader(holder: leader?.holder, term: leader?.term, store: store.location, forwards: options.forwardIntents),
+      logger: logger)
     logger.info("a standby of \(store.location) at revision \(record.revision): \(leader?.holder ?? "another daemon") leads it")
     let tookLead = LockedState(false)
     let standby: [ServiceGroupConfiguration.ServiceConfiguration] = [

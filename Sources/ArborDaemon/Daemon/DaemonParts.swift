@@ -2,6 +2,7 @@ import ArborLocking
 import Arbor
 import ArborJSON
 import ArborRPC
+import ArborPostgres
 import ArborStore
 import ArborSystemd
 import Foundation
@@ -116,6 +117,9 @@ final class DaemonParts: Sendable {
         .init(service: ChangePumpService(pump: pump)),
         .init(service: JournalUpkeep(journal: journal)),
       ]
+    if standby == nil, let postgres = store as? PostgresStore {
+      services.append(.init(service: ForwardedIntentServer(store: postgres, handler: handler)))
+    }
     if notifier.isListening {
       let interval = Duration.milliseconds(Int64(max(0.05, live.withLock { $0.statusInterval }) * 1000))
       services.append(.init(service: StatusTicker(notifier: notifier, interval: interval) { [self] in statusLine() }))

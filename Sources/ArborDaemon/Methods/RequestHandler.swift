@@ -91,8 +91,17 @@ final class RequestHandler: Sendable {
     }
     if method.writes {
       if stopping.load(ordering: .relaxed) { return .done(.failure(ArborErrors.shuttingDown())) }
-      // A standby writes nothing: the leader does.
+      // A standby writes nothing: the leader does. An intent goes to it when forwarding
+      // is on (once its parameters are known to be well formed).
       if let standby = journal.standby {
+        if method == .intentCall && standby.forwards && !inBatch {
+          do throws(RPCError) {
+            _ = try IntentCall.Params(RequestParams(request, accepted: method.parameters))
+          } catch {
+            return .done(.failure(error))
+          }
+          return .later { await self.forward(request) }
+        }
         return .done(.failure(.notLeader(leader: standby.holder, term: standby.term, store: standby.store)))
       }
       // A change that cannot be kept is not made: refused before it runs.

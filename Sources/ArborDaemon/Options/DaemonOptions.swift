@@ -28,6 +28,11 @@ public struct DaemonOptions: ParsableArguments, Sendable {
   @Option(name: .long, help: "Keep the state in PostgreSQL instead of the state directory's SQLite file: postgres://USER@HOST:PORT/DB or postgresql:///DB?host=/SOCKET/DIRECTORY. One daemon leads a database at a time.")
   public var store: String?
 
+  @Flag(
+    inversion: .prefixedNo,
+    help: "On a standby (several daemons on one PostgreSQL --store): forward intent.call to the leader through the database and answer with its reply, rather than refuse it with org.arbor.NotLeader.")
+  public var forwardIntents = true
+
   @Option(name: .long, help: "When journalled revisions reach the disk: always (an intent's reply waits for it), batch (within --fsync-window) or off (left to the OS).")
   public var fsync: FsyncPolicy = .batch
 

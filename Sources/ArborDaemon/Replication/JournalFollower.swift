@@ -59,8 +59,9 @@ struct JournalFollower<Root: Model>: Service {
           journal.writer.advance(to: entry.revision)
         }
       }
-      if let (holder, term) = await store.leaderHolder() {
-        journal.setStandby(StandbyLeader(holder: holder, term: term, store: store.location))
+      if let (holder, term) = await store.leaderHolder(), var standby = journal.standby {
+        (standby.holder, standby.term) = (holder, term)
+        journal.setStandby(standby)
       }
     } catch {
       logger.warning("the standby could not read the journal of \(store.location): \(error); it tries again")

@@ -6,4 +6,7 @@ struct StandbyLeader: Sendable, Hashable {
   var term: Int64?
   /// The store's address, without its password.
   var store: String
+  /// Whether `intent.call` is forwarded to the leader (`--forward-intents`), rather than
+  /// refused.
+  var forwards = true
 }

@@ -19,7 +19,8 @@ import Testing
       try await writer.call("intent.call", ["intent": "addButtonTapped"])
       try await writer.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
       // The second daemon on the same database becomes the standby, in its own process.
-      let (_, standbyStatus) = try await withDaemon(arguments: ["--store", address], directory: standbyDirectory) { standby, _ in
+      let (_, standbyStatus) = try await withDaemon(arguments: ["--store", address, "--no-forward-intents"], directory: standbyDirectory) {
+        standby, _ in
         let reader = try await standby.connect()
         try await eventually("the standby to follow revision 2") { (try await reader.call("state.get"))["revision"] == 2 }
         let status = try await reader.call("daemon.status")
@@ -32,7 +33,7 @@ import Testing
         let live = try await notifications.next("revision 3 on the standby")
         #expect(live.params?["revision"] == 3)
         #expect(live.params?["patch"] == [["op": "replace", "path": "", "value": 2]])
-        // Writes are refused there, naming the leader.
+        // Writes are refused there (forwarding is off), naming the leader.
         let refused = await #expect(throws: ArborClientError.self) {
           try await reader.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
         }
@@ -58,6 +59,58 @@ import Testing
       #expect(UInt64(reply["revision"]?.intValue ?? -1) == revision + 1)
       let terms = try await PostgresTestServer.sql("SELECT string_agg(DISTINCT term::text, ',') FROM journal", on: address)
       #expect(terms == "1,2", "the first daemon wrote in term 1, the second in term 2")
+    }
+  }
+
+  @Test func anIntentSentToAStandbyIsForwardedToTheLeaderAndAnsweredWithItsRevision() async throws {
+    let address = try await PostgresTestServer.newDatabase()
+    try await withDaemon(arguments: ["--store", address, "--fsync", "always"]) { leader, _ in
+      let writer = try await leader.connect()
+      try await writer.call("intent.call", ["intent": "addButtonTapped"])
+      try await withDaemon(arguments: ["--store", address]) { standby, _ in
+        let client = try await standby.connect()
+        try await eventually("the standby to follow revision 1") { (try await client.call("state.get"))["revision"] == 1 }
+        let reply = try await client.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
+        #expect(reply["revision"] == 2, "the leader's revision")
+        // The reply comes once the standby has the revision: a read after it sees the write.
+        let read = try await client.call("state.get", ["path": "/counters/0/counter/count"])
+        #expect(read["value"] == 1)
+        #expect(read["revision"] == 2)
+        #expect(try await writer.call("state.get", ["path": "/counters/0/counter/count"])["value"] == 1, "the leader ran it")
+        // Many callers at once, in order per caller, each answered once.
+        try await withThrowingTaskGroup(of: [Int64].self) { group in
+          for _ in 0..<4 {
+            group.addTask {
+              let caller = try await standby.connect()
+              var revisions: [Int64] = []
+              for _ in 0..<10 {
+                let reply = try await caller.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
+                revisions.append(reply["revision"]?.intValue ?? -1)
+              }
+              return revisions
+            }
+          }
+          var all: [Int64] = []
+          for try await revisions in group {
+            #expect(revisions == revisions.sorted(), "one caller's intents run in the order it sent them")
+            all += revisions
+          }
+          #expect(Set(all).count == 40, "forty intents, forty revisions")
+        }
+        #expect(try await writer.call("state.get", ["path": "/counters/0/counter/count"])["value"] == 41)
+        // The leader's errors come back as they are.
+        let unknown = await #expect(throws: ArborClientError.self) {
+          try await client.call("intent.call", ["target": "/counters/0/counter", "intent": "nosuch"])
+        }
+        #expect(unknown?.rpcError?.name == "org.arbor.IntentNotFound", "\(String(describing: unknown))")
+        let wrong = await #expect(throws: ArborClientError.self) {
+          try await client.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped", "params": ["extra": 1]])
+        }
+        #expect(wrong?.rpcError?.message.contains("incrementTapped has no parameter 'extra'") == true, "\(String(describing: wrong))")
+        // A malformed call is refused on the standby, without a trip to the leader.
+        let malformed = await #expect(throws: ArborClientError.self) { try await client.call("intent.call", ["target": 5]) }
+        #expect(malformed?.rpcError?.code == -32602, "\(String(describing: malformed))")
+      }
     }
   }
 

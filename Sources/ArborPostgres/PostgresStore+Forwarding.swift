@@ -1,0 +1,210 @@
+import ArborLocking
+import ArborStore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Intents forwarded from standbys to the leader through the database: a standby queues
+/// the intent's request in `intent_queue` and announces it (`NOTIFY arbor_intents`); the
+/// leader claims it in its term, runs it as if it had been sent to its own socket, writes
+/// the reply into the row and announces it (`NOTIFY arbor_replies`). A row a leader
+/// claimed and did not answer before it died is answered by the next leader with an
+/// error that says the outcome is not known, never run twice.
+extension PostgresStore {
+  static let intentChannel = "arbor_intents"
+  static let replyChannel = "arbor_replies"
+
+  /// One forwarded intent, as the leader gets it.
+  public struct ForwardedIntent: Sendable {
+    public var id: Int64
+    /// Who sent it (the standby's name, pid and host).
+    public var sender: String
+    /// The `intent.call` request's `params`, as JSON text.
+    public var request: String
+  }
+
+  /// For a standby: queues an intent's request (its `params` as JSON text) for the leader
+  /// and waits for the reply (a JSON-RPC response's JSON text), at most `timeout`.
+  ///
+  /// ```swift
+  /// let reply = try await store.forward(request: #"{"target":"/counter","intent":"incrementTapped"}"#, timeout: .seconds(30))
+  /// ```
+  public func forward(request: String, timeout: Duration) async throws(StoreError) -> String {
+    do {
+      let connection = try await reader.connection()
+      let sender = holder
+      let rows = try await connection.query(
+        "INSERT INTO intent_queue (sender, request) VALUES (\(sender), \(request)) RETURNING id", logger: logger
+      ).collect()
+      guard let id = try rows.first?.decode(Int64.self) else { throw StoreError(.io, path: location, "the intent could not be queued") }
+      try await connection.query("SELECT pg_notify(\(Self.intentChannel), \(String(id)))", logger: logger)
+      return try await replies.wait(for: id, timeout: timeout, store: self)
+    } catch {
+      throw Self.classify(error, location: location)
+    }
+  }
+
+  /// The reply of queued intent `id`, when it has one.
+  func reply(of id: Int64) async throws -> String? {
+    let connection = try await reader.connection()
+    let rows = try await connection.query("SELECT reply FROM intent_queue WHERE id = \(id)", logger: logger).collect()
+    return try rows.first?.decode(String?.self)
+  }
+
+  /// For the leader: runs the intents standbys forward, in the order they were queued,
+  /// with `run` (which returns the JSON-RPC response's JSON text), until the task is
+  /// cancelled. First answers the rows an earlier leader claimed and did not answer.
+  public func serveForwardedIntents(_ run: @escaping @Sendable (ForwardedIntent) async -> String) async {
+    let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    let session = PostgresSession(address: address, logger: logger)
+    let listening = Task {
+      while !Task.isCancelled {
+        do {
+          let connection = try await session.connection()
+          try await connection.listen(on: Self.intentChannel) { notifications in
+            wake.yield()
+            for try await _ in notifications { wake.yield() }
+          }
+        } catch {
+          try? await Task.sleep(for: .milliseconds(200))
+        }
+      }
+    }
+    let ticking = Task {
+      while !Task.isCancelled {
+        try? await Task.sleep(for: .milliseconds(500))
+        wake.yield()
+      }
+    }
+    defer {
+      listening.cancel()
+      ticking.cancel()
+      Task { await session.close() }
+    }
+    var lastCleanup = ContinuousClock.now - .seconds(60)
+    for await _ in wakeups {
+      if Task.isCancelled { return }
+      do {
+        let term = self.term
+        guard term > 0 else { return }
+        let connection = try await snapshots.connection()
+        if ContinuousClock.now - lastCleanup > .seconds(30) {
+          lastCleanup = .now
+          let unknown = Self.unknownOutcomeReply
+          try await connection.query(
+            "UPDATE intent_queue SET reply = \(unknown) WHERE reply IS NULL AND claimed_term < \(term)", logger: logger)
+          try await connection.query(
+            "DELETE FROM intent_queue WHERE reply IS NOT NULL AND created_at < now() - interval '5 minutes'", logger: logger)
+        }
+        while true {
+          var claimed: [ForwardedIntent] = []
+          for try await (id, sender, request) in try await connection.query(
+            """
+            UPDATE intent_queue SET claimed_term = \(term) WHERE id IN (
+              SELECT id FROM intent_queue WHERE claimed_term IS NULL ORDER BY id LIMIT 100 FOR UPDATE SKIP LOCKED)
+            RETURNING id, sender, request
+            """, logger: logger
+          ).decode((Int64, String, String).self) {
+            claimed.append(ForwardedIntent(id: id, sender: sender, request: request))
+          }
+          guard !claimed.isEmpty else { break }
+          for intent in claimed.sorted(by: { $0.id < $1.id }) {
+            let reply = await run(intent)
+            try await connection.query(
+              "UPDATE intent_queue SET reply = \(reply) WHERE id = \(intent.id) AND claimed_term = \(term)", logger: logger)
+            try await connection.query("SELECT pg_notify(\(Self.replyChannel), \(String(intent.id)))", logger: logger)
+          }
+        }
+      } catch {
+        logger.warning("forwarded intents could not be served from \(location): \(error); trying again")
+      }
+    }
+  }
+
+  /// The reply a new leader gives an intent the old one claimed and did not answer.
+  static let unknownOutcomeReply =
+    #"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"the leader that was running this forwarded intent stopped before it answered: the intent may or may not have run. Read the state (or history.changes) before calling it again","data":{"name":"org.arbor.NotDurable"}}}"#
+}
+
+/// The standby's waits for forwarded intents' replies: one `LISTEN arbor_replies` session
+/// for all of them, and a read of each waiting row every 250 ms in case an announcement
+/// was missed.
+final class ForwardedReplies: Sendable {
+  private struct State {
+    var waiting: [Int64: CheckedContinuation<String?, Never>] = [:]
+    var listener: Task<Void, Never>?
+  }
+
+  private let state = LockedState(State())
+
+  /// The reply of `id`, or a timeout error.
+  func wait(for id: Int64, timeout: Duration, store: PostgresStore) async throws -> String {
+    startListening(store)
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+      if let reply = try await store.reply(of: id) { return reply }
+      // Woken by the announcement, or after 250 ms.
+      _ = await withTaskGroup(of: String?.self) { group in
+        group.addTask { [self] in
+          await withCheckedContinuation { continuation in
+            let resumeNow = state.withLock { state -> Bool in
+              if let earlier = state.waiting[id] { earlier.resume(returning: nil) }
+              state.waiting[id] = continuation
+              return false
+            }
+            if resumeNow { continuation.resume(returning: nil) }
+          }
+        }
+        group.addTask {
+          try? await Task.sleep(for: .milliseconds(250))
+          return nil
+        }
+        let first = await group.next() ?? nil
+        self.wake(id)
+        group.cancelAll()
+        await group.waitForAll()
+        return first
+      }
+    }
+    throw StoreError(
+      .io, path: store.location,
+      "the leader did not answer the forwarded intent within \(timeout): it may run it later; read the state before calling it again")
+  }
+
+  /// Resumes whoever waits for `id`.
+  func wake(_ id: Int64) {
+    let continuation = state.withLock { $0.waiting.removeValue(forKey: id) }
+    continuation?.resume(returning: nil)
+  }
+
+  private func startListening(_ store: PostgresStore) {
+    state.withLock { state in
+      guard state.listener == nil else { return }
+      state.listener = Task { [weak self] in
+        let session = PostgresSession(address: store.address, logger: store.logger)
+        defer { Task { await session.close() } }
+        while !Task.isCancelled {
+          do {
+            let connection = try await session.connection()
+            try await connection.listen(on: PostgresStore.replyChannel) { notifications in
+              for try await notification in notifications {
+                if let id = Int64(notification.payload) { self?.wake(id) }
+              }
+            }
+          } catch {
+            try? await Task.sleep(for: .milliseconds(200))
+          }
+        }
+      }
+    }
+  }
+
+  /// Stops listening.
+  func stop() {
+    let listener = state.withLock { state -> Task<Void, Never>? in
+      defer { state.listener = nil }
+      return state.listener
+    }
+    listener?.cancel()
+  }
+}
