@@ -1,8 +1,13 @@
 import ArborJSON
+import ArborLocking
 import ArborRPC
 
-/// A client of one daemon's socket: single calls on a connection of their own, and
-/// watches that keep a value current across daemon restarts.
+/// A client of a daemon's socket: single calls on a connection of their own, and watches
+/// that keep a value current across daemon restarts.
+///
+/// Given several sockets (daemons sharing one PostgreSQL store: a leader and its
+/// standbys), each connection goes to the one that answered last, else the next that
+/// answers, so that calls and watches move on when a daemon goes away.
 ///
 /// ```swift
 /// let client = ArborClient(socketPath: "/run/arbor/counterfactd.sock")
@@ -12,19 +17,53 @@ import ArborRPC
 /// }
 /// ```
 public struct ArborClient: Sendable {
-  /// The daemon's socket.
-  public var socketPath: String
+  /// The daemons' sockets, in the order they are tried.
+  public var socketPaths: [String]
   /// What watches do when the connection is lost.
   public var reconnect: ReconnectPolicy
+  /// The index of the socket that answered last.
+  private let preferred = LockedState(0)
+
+  /// The first socket.
+  public var socketPath: String {
+    get { socketPaths.first ?? "" }
+    set { socketPaths = [newValue] + socketPaths.dropFirst() }
+  }
 
   public init(socketPath: String, reconnect: ReconnectPolicy = .default) {
-    self.socketPath = socketPath
+    self.init(socketPaths: [socketPath], reconnect: reconnect)
+  }
+
+  /// A client of several daemons' sockets (a leader and its standbys): each connection
+  /// goes to the one that answered last, else the next one that answers.
+  ///
+  /// ```swift
+  /// let client = ArborClient(socketPaths: ["/run/arbor/a.sock", "/run/arbor/b.sock"])
+  /// ```
+  public init(socketPaths: [String], reconnect: ReconnectPolicy = .default) {
+    self.socketPaths = socketPaths
     self.reconnect = reconnect
   }
 
-  /// A new connection, for several calls in a row or a batch.
+  /// A new connection, for several calls in a row or a batch: to the socket that answered
+  /// last, else to the next one that answers; the last failure when none does.
   public func connect() async throws(ArborClientError) -> ArborConnection {
-    try await ArborConnection.connect(to: socketPath)
+    let paths = socketPaths
+    guard !paths.isEmpty else { throw ArborClientError.cannotConnect(path: "", reason: "no socket was given") }
+    let first = preferred.withLock { $0 } % paths.count
+    var failure: ArborClientError?
+    for offset in 0..<paths.count {
+      let index = (first + offset) % paths.count
+      do {
+        let connection = try await ArborConnection.connect(to: paths[index])
+        preferred.withLock { $0 = index }
+        return connection
+      } catch {
+        failure = error
+      }
+    }
+    guard paths.count > 1, case .cannotConnect(_, let reason)? = failure else { throw failure! }
+    throw ArborClientError.cannotConnect(path: paths.joined(separator: ", "), reason: "none of them answers (the last: \(reason))")
   }
 
   /// Calls one method on a connection of its own and returns its result.

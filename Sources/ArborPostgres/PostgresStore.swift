@@ -315,10 +315,16 @@ public final class PostgresStore: StateStore {
   /// Nothing to do: PostgreSQL's committed transactions are where a backup reads them.
   public func checkpoint() throws(StoreError) {}
 
+  /// Ends the store's connections. The leader lets go of its lock first, so that the lead
+  /// is free the moment this returns (a connection merely closed frees it once the server
+  /// has noticed).
   public func close() async {
     replies.stop()
     await reader.close()
     await snapshots.close()
+    if isLeading, leader.isOpen, let connection = try? await leader.connection() {
+      _ = try? await connection.query("SELECT pg_advisory_unlock_all()", logger: logger)
+    }
     await leader.close()
   }
 }

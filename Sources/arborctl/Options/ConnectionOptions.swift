@@ -13,8 +13,12 @@ struct ConnectionOptions: ParsableArguments {
   /// Seconds to wait when `--timeout` is not given.
   static let defaultTimeout = 10.0
 
-  @Option(help: "The daemon's socket (default: $ARBOR_SOCKET, else the only socket in the daemons' default directory).")
-  var socket: String?
+  @Option(
+    help: ArgumentHelp(
+      "The daemon's socket (default: $ARBOR_SOCKET, else the only socket in the daemons' default directory).",
+      discussion: "Repeat it for daemons that share one PostgreSQL store (a leader and its standbys): the one that answers serves, and a watch moves to the next when its daemon goes away. $ARBOR_SOCKET may list several, separated by colons."
+    ))
+  var socket: [String] = []
 
   @Option(help: "Seconds to wait for the daemon before giving up, exit 4 (default: 10).")
   var timeout: Double?
@@ -34,13 +38,26 @@ struct ConnectionOptions: ParsableArguments {
   /// Where to connect: `--socket`, `$ARBOR_SOCKET`, or the only `*.sock` in the directory
   /// a daemon puts its socket in by default.
   func socketPath() throws(CommandFailure) -> String {
-    try Self.socketPath(given: socket)
+    try Self.socketPath(given: socket.first)
   }
 
-  /// The socket `given` (by `--socket`), else `$ARBOR_SOCKET`, else the default one.
+  /// Every socket to try, in order: each `--socket`, else those of `$ARBOR_SOCKET`
+  /// (separated by colons), else the default one.
+  func socketPaths() throws(CommandFailure) -> [String] {
+    if !socket.isEmpty { return socket }
+    if let sockets = ProcessInfo.processInfo.environment["ARBOR_SOCKET"], !sockets.isEmpty {
+      return sockets.split(separator: ":").map(String.init)
+    }
+    return [try Self.socketPath(given: nil)]
+  }
+
+  /// The socket `given` (by `--socket`), else `$ARBOR_SOCKET` (its first), else the
+  /// default one.
   static func socketPath(given socket: String?) throws(CommandFailure) -> String {
     if let socket { return socket }
-    if let socket = ProcessInfo.processInfo.environment["ARBOR_SOCKET"], !socket.isEmpty { return socket }
+    if let socket = ProcessInfo.processInfo.environment["ARBOR_SOCKET"]?.split(separator: ":").first, !socket.isEmpty {
+      return String(socket)
+    }
     let uid = getuid()
     var directories: [String] = []
     if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { directories.append(runtime + "/arbor") }
@@ -63,9 +80,9 @@ struct ConnectionOptions: ParsableArguments {
 
   /// Connects, runs `body`, and turns every failure into the exit code it stands for.
   func withConnection<T: Sendable>(_ body: @escaping @Sendable (ArborConnection) async throws -> T) async throws -> T {
-    let path = try socketPath()
-    return try await withTimeout(path: path) {
-      let connection = try await ArborConnection.connect(to: path)
+    let paths = try socketPaths()
+    return try await withTimeout(path: paths.joined(separator: ", ")) {
+      let connection = try await ArborClient(socketPaths: paths).connect()
       defer { connection.close() }
       return try await body(connection)
     }
@@ -94,7 +111,7 @@ struct ConnectionOptions: ParsableArguments {
 
   /// A client of the daemon's socket, for watches.
   func client(reconnect: Bool) throws(CommandFailure) -> ArborClient {
-    ArborClient(socketPath: try socketPath(), reconnect: reconnect ? ReconnectPolicy(giveUpAfter: nil) : .never)
+    ArborClient(socketPaths: try socketPaths(), reconnect: reconnect ? ReconnectPolicy(giveUpAfter: nil) : .never)
   }
 
   /// Runs a long `body` (a watch) whose first result must come within `--timeout`: `body`

@@ -1,4 +1,5 @@
 import ArborClient
+import ArborDaemon
 import ArborJSON
 import ArborTesting
 import Foundation
@@ -111,6 +112,43 @@ import Testing
         let malformed = await #expect(throws: ArborClientError.self) { try await client.call("intent.call", ["target": 5]) }
         #expect(malformed?.rpcError?.code == -32602, "\(String(describing: malformed))")
       }
+    }
+  }
+
+  @Test func aClientOfBothSocketsCallsAndWatchesOnAcrossTheLeadersDeath() async throws {
+    let address = try await PostgresTestServer.newDatabase()
+    let (leaderUp, up) = AsyncStream<(String, Int32)>.makeStream()
+    let (killOrders, kill) = AsyncStream<Void>.makeStream()
+    let leaderLaunch = Task {
+      try await withDaemon(arguments: ["--store", address, "--fsync", "always"]) { leader, execution in
+        try await leader.connect().call("intent.call", ["intent": "addButtonTapped"])
+        up.yield((leader.socket, leader.pid))
+        for await _ in killOrders { break }
+        try? execution.send(signal: .kill)
+      }
+    }
+    defer { leaderLaunch.cancel() }
+    let (leaderSocket, _) = try await withDeadline("the leader to start") {
+      for await started in leaderUp { return started }
+      throw HarnessError("the leader did not start")
+    }
+    try await withDaemon(arguments: ["--store", address, "--fsync", "always"]) { standby, _ in
+      let client = ArborClient(socketPaths: [leaderSocket, standby.socket])
+      try await eventually("the standby to follow revision 1") { (try? await ArborClient(socketPath: standby.socket).call("state.get"))?["revision"] == 1 }
+      let updates = DeadlineIterator(client.watch("/counters/0/counter/count").makeAsyncIterator())
+      #expect(try await updates.next("the watch's first value").value == 0)
+      try await client.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
+      #expect(try await updates.next("the leader's revision 2").value == 1)
+      kill.yield()
+      _ = try await leaderLaunch.value
+      // The next call goes to the other socket; it is accepted once the standby leads.
+      try await eventually("a call through the client to be accepted after the leader's death", seconds: 10) {
+        (try? await client.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])) != nil
+      }
+      // The watch moved to the other daemon and resumed with `since`: it sees the new write.
+      var value: JSONValue?
+      while value != 2 { value = try await updates.next("the watch to reach 2 on the other daemon").value }
+      #expect(value == 2)
     }
   }
 
