@@ -14,7 +14,7 @@ SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # in a temporary directory of their own (scripts/postgres-server.sh), and psql.
 APT_PACKAGES := pkg-config util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat prometheus chromium chromium-driver postgresql
 
-.PHONY: run run-socket tour test template test-busy test-busy-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-arborctl bench-store bench-inspector bench-allocations redis valgrind user-unit arborctl-extras clean
+.PHONY: run run-socket tour test template test-busy test-busy-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-postgres bench-arborctl bench-store bench-inspector bench-allocations redis valgrind user-unit arborctl-extras clean
 
 prerequisites:
 	@missing=""; \
@@ -170,6 +170,15 @@ bench-daemon: prerequisites redis valgrind
 	swift build $(SWIFT_BUILD_FLAGS) -c release --product counterfactd
 	swift build $(SWIFT_BUILD_FLAGS) -c release --product arbor-benchmarks
 	"$$(swift build $(SWIFT_BUILD_FLAGS) -c release --show-bin-path)/arbor-benchmarks" daemon --runs $${RUNS:-3}
+
+# Durable intents with the journal in PostgreSQL next to the SQLite store and to pgbench
+# inserts of the same size on the same server (a server of its own in a temporary
+# directory, scripts/postgres-server.sh), 1 and 50 clients, RUNS runs (default 3); then a
+# standby's lag behind the leader under load.
+bench-postgres: prerequisites
+	swift build $(SWIFT_BUILD_FLAGS) -c release --product counterfactd
+	swift build $(SWIFT_BUILD_FLAGS) -c release --product arbor-benchmarks
+	"$$(swift build $(SWIFT_BUILD_FLAGS) -c release --show-bin-path)/arbor-benchmarks" postgres --runs $${RUNS:-3}
 
 # `arborctl bench` next to `redis-benchmark -s` on a Unix socket, 1 and 50 clients, RUNS runs
 # (default 3): release builds of counterfactd and arborctl, see scripts/bench-arborctl.sh.

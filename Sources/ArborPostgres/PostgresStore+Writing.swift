@@ -21,6 +21,11 @@ extension PostgresStore {
     guard !rows.isEmpty else { return }
     try waiting { [self] in
       let connection = try await leaderConnection()
+      if rows.count <= Self.rowsPerStatement && rows.allSatisfy({ $0.undo.isEmpty }) {
+        // Almost every transaction: one statement, one round trip.
+        try await appendInOneStatement(rows, on: connection)
+        return
+      }
       try await connection.withTransaction(logger: logger) { connection in
         try await checkTerm(on: connection)
         try await insert(rows, on: connection)
@@ -28,6 +33,43 @@ extension PostgresStore {
         let last = String(rows[rows.count - 1].revision)
         try await connection.query("SELECT pg_notify(\(Self.journalChannel), \(last))", logger: logger)
       }
+    }
+  }
+
+  /// Appends rows that move no undo history in one statement, its own transaction: the
+  /// term is checked (`FOR SHARE`, held to the commit) in the same statement that inserts
+  /// the rows and announces them, so a transaction is one round trip to the server.
+  private func appendInOneStatement(_ rows: [JournalRow], on connection: PostgresConnection) async throws {
+    var bindings = PostgresBindings(capacity: 1 + 6 * rows.count)
+    bindings.append(term)
+    var values: [String] = []
+    values.reserveCapacity(rows.count)
+    for row in rows {
+      let first = bindings.count
+      values.append("($\(first + 1), $\(first + 2), $\(first + 3), $\(first + 4), $\(first + 5), $\(first + 6))")
+      bindings.append(row.revision)
+      bindings.append(row.time)
+      bindings.append(row.intent)
+      bindings.append(row.target)
+      bindings.append(row.patch)
+      bindings.append(row.checksum)
+    }
+    let sql = """
+      WITH leader AS (SELECT term FROM store_leader WHERE id = 1 AND term = $1 FOR SHARE),
+      written AS (
+        INSERT INTO journal (revision, term, time, intent, target, patch, checksum)
+        SELECT v.revision, leader.term, v.time, v.intent, v.target, v.patch, v.checksum
+        FROM leader, (VALUES \(values.joined(separator: ", "))) AS v (revision, time, intent, target, patch, checksum)
+        RETURNING revision)
+      SELECT count(*)::bigint, pg_notify('\(Self.journalChannel)', coalesce(max(revision), 0)::text) IS NULL FROM written
+      """
+    let result = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).collect()
+    let decoded = try result.first?.decode((Int64, Bool).self)
+    let written = decoded?.0 ?? 0
+    guard written == Int64(rows.count) else {
+      // The term is not this daemon's any more: say whose it is.
+      try await checkTerm(on: connection)
+      throw StoreError(.superseded, path: location, "another daemon leads this store now: this daemon writes nothing more")
     }
   }
 

@@ -79,6 +79,9 @@ for suite in selected {
   case "daemon":
     let runs = arguments.firstIndex(of: "--runs").flatMap { arguments.index(after: $0) < arguments.endIndex ? Int(arguments[arguments.index(after: $0)]) : nil } ?? 3
     await DaemonBenchmarks(quick: quick, runs: runs).run()
+  case "postgres":
+    let runs = arguments.firstIndex(of: "--runs").flatMap { arguments.index(after: $0) < arguments.endIndex ? Int(arguments[arguments.index(after: $0)]) : nil } ?? 3
+    await PostgresBenchmarks(quick: quick, runs: runs).run()
   case "store":
     let runs = arguments.firstIndex(of: "--runs").flatMap { arguments.index(after: $0) < arguments.endIndex ? Int(arguments[arguments.index(after: $0)]) : nil } ?? 3
     await StoreBenchmarks(quick: quick, runs: runs).run()
@@ -89,6 +92,6 @@ for suite in selected {
     await SnapshotBenchmarks(divisor: quick ? 10 : 1).run()
     JSONBenchmarks(divisor: quick ? 10 : 1).run()
   default:
-    print("unknown suite '\(suite)'; known: core, reads, appends, runtime, derived, snapshots, json, daemon, store, all")
+    print("unknown suite '\(suite)'; known: core, reads, appends, runtime, derived, snapshots, json, daemon, postgres, store, all")
   }
 }
