@@ -55,34 +55,10 @@ extension PostgresStore {
   /// with `run` (which returns the JSON-RPC response's JSON text), until the task is
   /// cancelled. First answers the rows an earlier leader claimed and did not answer.
   public func serveForwardedIntents(_ run: @escaping @Sendable (ForwardedIntent) async -> String) async {
-    let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-    let session = PostgresSession(address: address, logger: logger)
-    let listening = Task {
-      while !Task.isCancelled {
-        do {
-          let connection = try await session.connection()
-          try await connection.listen(on: Self.intentChannel) { notifications in
-            wake.yield()
-            for try await _ in notifications { wake.yield() }
-          }
-        } catch {
-          try? await Task.sleep(for: .milliseconds(200))
-        }
-      }
-    }
-    let ticking = Task {
-      while !Task.isCancelled {
-        try? await Task.sleep(for: .milliseconds(500))
-        wake.yield()
-      }
-    }
-    defer {
-      listening.cancel()
-      ticking.cancel()
-      Task { await session.close() }
-    }
+    let wakeups = PostgresWakeups(address: address, channel: Self.intentChannel, every: .milliseconds(500), logger: logger)
+    defer { wakeups.cancel() }
     var lastCleanup = ContinuousClock.now - .seconds(60)
-    for await _ in wakeups {
+    for await _ in wakeups.stream {
       if Task.isCancelled { return }
       do {
         let term = self.term

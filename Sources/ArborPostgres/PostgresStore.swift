@@ -235,10 +235,7 @@ public final class PostgresStore: StateStore {
   /// again and continues in the same term only if nobody led meanwhile (the term is still
   /// this daemon's); else the store is ``StoreError/Kind/superseded``.
   func leaderConnection() async throws -> PostgresConnection {
-    let term = self.term
-    guard term > 0 else {
-      throw StoreError(.standby, path: location, "this daemon is a standby of the store: only the leader writes it")
-    }
+    let term = try leadingTerm()
     return try await leader.connection { [self] connection in
       do {
         try await Self.lead(connection, holder: holder, location: location, logger: logger)
@@ -259,13 +256,19 @@ public final class PostgresStore: StateStore {
     }
   }
 
-  /// Checks, in a transaction, that this daemon's term is still the store's, and holds the
-  /// term's row until the transaction ends.
-  func checkTerm(on connection: PostgresConnection) async throws {
+  /// This daemon's term; a standby's writes stop here.
+  private func leadingTerm() throws(StoreError) -> Int64 {
     let term = self.term
     guard term > 0 else {
       throw StoreError(.standby, path: location, "this daemon is a standby of the store: only the leader writes it")
     }
+    return term
+  }
+
+  /// Checks, in a transaction, that this daemon's term is still the store's, and holds the
+  /// term's row until the transaction ends.
+  func checkTerm(on connection: PostgresConnection) async throws {
+    let term = try leadingTerm()
     let rows = try await connection.query("SELECT term FROM store_leader WHERE id = 1 FOR SHARE", logger: logger).collect()
     let current = try rows.first?.decode(Int64.self)
     guard current == term else {

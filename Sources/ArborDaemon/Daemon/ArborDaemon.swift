@@ -203,19 +203,12 @@ public struct ArborDaemon<Root: Model>: Sendable {
       name: name, host: host, options: options, commandLine: self.options, logLevel: level, paths: paths, adopted: adopted, adoptedHTTP: adoptedHTTP, store: store,
       journalledThrough: max(base ?? 0, (try? store.journalRange()?.upperBound) ?? 0), base: base,
       restoredState: base != nil && base == recovery.record?.revision ? recovery.record?.state : nil, logger: logger)
-    let group = ServiceGroup(
-      configuration: ServiceGroupConfiguration(
-        services: parts.services(listening: { started(anchor) }), gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [],
-        logger: logger))
-    await stop?.attach(group)
     do {
-      try await group.run()
+      try await parts.run(parts.services(listening: { started(anchor) }), stop: stop, handlingSignals: handlingSignals)
     } catch {
-      await parts.shutdown()
       await store.close()
       throw error
     }
-    await parts.shutdown()
     await store.close()
   }
 }
@@ -319,18 +312,7 @@ extension ArborDaemon {
         service: LeadershipWatch(store: store, logger: logger) { tookLead.withLock { $0 = true } },
         successTerminationBehavior: .gracefullyShutdownGroup),
     ]
-    let group = ServiceGroup(
-      configuration: ServiceGroupConfiguration(
-        services: parts.services(listening: {}, standby: standby), gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [],
-        logger: logger))
-    await stop?.attach(group)
-    do {
-      try await group.run()
-    } catch {
-      await parts.shutdown()
-      throw error
-    }
-    await parts.shutdown()
+    try await parts.run(parts.services(listening: {}, standby: standby), stop: stop, handlingSignals: handlingSignals)
     return tookLead.withLock { $0 }
   }
 

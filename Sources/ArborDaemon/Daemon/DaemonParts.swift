@@ -135,6 +135,23 @@ final class DaemonParts: Sendable {
     return services
   }
 
+  /// Runs `services` as one group until it ends (SIGTERM or SIGINT when
+  /// `handlingSignals`, `stop`, or a service that ends the group), then lets go of the
+  /// daemon's own event loops.
+  func run(_ services: [ServiceGroupConfiguration.ServiceConfiguration], stop: DaemonStop?, handlingSignals: Bool) async throws {
+    let group = ServiceGroup(
+      configuration: ServiceGroupConfiguration(
+        services: services, gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [], logger: logger))
+    await stop?.attach(group)
+    do {
+      try await group.run()
+    } catch {
+      await shutdown()
+      throw error
+    }
+    await shutdown()
+  }
+
   /// Lets go of what the services used: the daemon's own event loops.
   func shutdown() async {
     try? await ownEventLoops?.shutdownGracefully()

@@ -23,24 +23,10 @@ struct JournalFollower<Root: Model>: Service {
   let logger: Logger
 
   func run() async throws {
-    let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-    let listening = Task { await store.followAnnouncements { _ in wake.yield() } }
-    let ticking = Task {
-      while !Task.isCancelled {
-        try? await Task.sleep(for: .seconds(1))
-        wake.yield()
-      }
-    }
-    defer {
-      listening.cancel()
-      ticking.cancel()
-    }
-    await withGracefulShutdownHandler {
-      for await _ in wakeups.cancelOnGracefulShutdown() {
-        await catchUp()
-      }
-    } onGracefulShutdown: {
-      wake.finish()
+    let wakeups = store.journalWakeups(every: .seconds(1))
+    defer { wakeups.cancel() }
+    for await _ in wakeups.stream.cancelOnGracefulShutdown() {
+      await catchUp()
     }
   }
 

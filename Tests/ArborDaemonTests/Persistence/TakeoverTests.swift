@@ -166,16 +166,7 @@ final class SpawnedDaemon: Sendable {
       var status: Int32 = 0
       waitpid(spawned, &status, 0)
     }
-    let socket = self.socket
-    try await withDeadline("counterfactd to listen on \(socket)", seconds: 30) {
-      while true {
-        if let connection = try? await ArborConnection.connect(to: socket) {
-          connection.close()
-          return
-        }
-        try await Task.sleep(for: .milliseconds(10))
-      }
-    }
+    try await DaemonHarness.waitUntilListening(socket)
   }
 
   func kill() {

@@ -109,15 +109,7 @@ func withDaemon<T: Sendable>(
     let daemon = DaemonUnderTest(
       directory: directory, socket: socket, stateDirectory: state, logPath: logPath, pid: execution.processIdentifier.value)
     do {
-      try await withDeadline("counterfactd to listen on \(socket)", seconds: 30) {
-        while true {
-          if let connection = try? await ArborConnection.connect(to: socket) {
-            connection.close()
-            return
-          }
-          try await Task.sleep(for: .milliseconds(20))
-        }
-      }
+      try await DaemonHarness.waitUntilListening(socket)
       let value = try await body(daemon, execution)
       if kill(daemon.pid, 0) == 0 { try? execution.send(signal: .terminate) }
       DaemonHarness.killIfStillRunning(daemon.pid, after: 20)
@@ -131,6 +123,19 @@ func withDaemon<T: Sendable>(
 }
 
 extension DaemonHarness {
+  /// Waits (30 s at most) until a daemon accepts a connection on `socket`.
+  static func waitUntilListening(_ socket: String) async throws {
+    try await withDeadline("counterfactd to listen on \(socket)", seconds: 30) {
+      while true {
+        if let connection = try? await ArborConnection.connect(to: socket) {
+          connection.close()
+          return
+        }
+        try await Task.sleep(for: .milliseconds(10))
+      }
+    }
+  }
+
   /// A stop that does not finish in time becomes a kill, so that the test ends and says so
   /// (its status is then "signaled 9", not "exited 0").
   static func killIfStillRunning(_ pid: Int32, after seconds: Int) {
