@@ -141,6 +141,24 @@ public final class PostgresStore: StateStore {
     }
   }
 
+  /// For the leader: makes sure its session is there, made again (with the lock taken
+  /// again and the term checked) when it was lost. ``StoreError/Kind/superseded`` when
+  /// another daemon led meanwhile.
+  public func confirmLead() async throws(StoreError) {
+    do {
+      _ = try await leaderConnection()
+    } catch {
+      throw Self.classify(error, location: location)
+    }
+  }
+
+  /// For a leader that lost the lead: becomes a standby (writes nothing; ``tryToLead()``
+  /// may take the lead again later). Its session, and any lock it still held, goes.
+  public func stepDown() async {
+    leading.store(0, ordering: .releasing)
+    await leader.close()
+  }
+
   /// Who leads the store now, as `store_leader` says; nil when nobody has yet.
   public func leaderHolder() async -> (holder: String, term: Int64)? {
     guard let connection = try? await reader.connection(),

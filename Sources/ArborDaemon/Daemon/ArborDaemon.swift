@@ -111,33 +111,85 @@ public struct ArborDaemon<Root: Model>: Sendable {
     }
     let (store, lock) = try await openStore(options, logger: logger)
     defer { lock?.release() }
-    // Another daemon leads the PostgreSQL store: serve as its standby until it is gone.
-    if let postgres = store as? PostgresStore, !postgres.isLeading {
-      let leads = try await runStandby(
-        postgres, options: options, level: level, adopted: adopted, adoptedHTTP: adoptedHTTP, stop: stop, handlingSignals: handlingSignals,
-        logger: logger)
-      guard leads else {
+    let context = StartContext(
+      options: options, level: level, adopted: adopted, adoptedHTTP: adoptedHTTP, stop: stop, handlingSignals: handlingSignals,
+      logger: logger)
+    let postgres = store as? PostgresStore
+    while true {
+      // Another daemon leads the PostgreSQL store: serve as its standby until it is gone.
+      if let postgres, !postgres.isLeading {
+        let leads: Bool
+        do {
+          leads = try await runStandby(postgres, context)
+        } catch {
+          await store.close()
+          throw error
+        }
+        guard leads else {
+          await store.close()
+          return
+        }
+        try await reopenSocket(context, store: store, because: "took the lead of \(store.location) as a standby")
+      }
+      let superseded: Bool
+      do {
+        superseded = try await runLeader(store, context, started: started)
+      } catch {
+        await store.close()
+        throw error
+      }
+      guard superseded, let postgres else {
         await store.close()
         return
       }
-      if adopted != nil {
-        // The socket systemd passed went with the standby's server: systemd starts the
-        // daemon again (Restart=), and it leads or follows as it finds the store.
-        await store.close()
-        throw DaemonStartError("took the lead of \(store.location) as a standby on a socket systemd passed: restarting to serve it as the leader")
-      }
-      do {
-        try SocketFile.prepare(paths.socket)
-      } catch {
-        throw DaemonStartError(error.description)
-      }
+      // Another daemon took the lead while this one could not reach the store: what this
+      // one has not written is not kept; it follows the store from now on.
+      await postgres.stepDown()
+      logger.notice("another daemon leads \(store.location) now: this daemon follows it as a standby")
+      try await reopenSocket(context, store: store, because: "lost the lead of \(store.location)")
     }
+  }
+
+  /// What a start found out before it serves: the options in force, the sockets systemd
+  /// passed, how it stops.
+  struct StartContext: Sendable {
+    var options: DaemonOptions
+    var level: SharedLogLevel
+    var adopted: ListenSockets.Socket?
+    var adoptedHTTP: ListenSockets.Socket?
+    var stop: DaemonStop?
+    var handlingSignals: Bool
+    var logger: Logger
+  }
+
+  /// Makes the socket ready for the daemon's next role. A socket systemd passed went with
+  /// the previous role's server: then the process ends, and systemd starts it again
+  /// (`Restart=`); it leads or follows as it finds the store.
+  private func reopenSocket(_ context: StartContext, store: any StateStore, because reason: String) async throws {
+    if context.adopted != nil {
+      await store.close()
+      throw DaemonStartError("\(reason) on a socket systemd passed: restarting to serve in its new role")
+    }
+    do {
+      try SocketFile.prepare(paths.socket)
+    } catch {
+      await store.close()
+      throw DaemonStartError(error.description)
+    }
+  }
+
+  /// Serves as the store's leader: restores the tree from the store and hosts it until the
+  /// daemon is stopped (false), or until another daemon took the lead of its PostgreSQL
+  /// store (true).
+  private func runLeader(
+    _ store: any StateStore, _ context: StartContext, started: @escaping @Sendable (ModelAnchor<Root>) -> Void
+  ) async throws -> Bool {
+    let (options, logger) = (context.options, context.logger)
     let file = store.location
     let recovery: StoreRecovery
     do {
       recovery = try await NIOThreadPool.singleton.runIfActive { try store.recover() }
     } catch let error as StoreError {
-      await store.close()
       throw DaemonStartError("cannot start from \(error.path): \(error.message)")
     }
     let anchor: ModelAnchor<Root>
@@ -199,17 +251,13 @@ public struct ArborDaemon<Root: Model>: Sendable {
     }
     let host = ModelHost(
       anchor: anchor, undoHistory: keepsHistory ? recovery.undoHistory : UndoHistory(), undoDepth: undoDepth, dependencies: dependencies)
+    let journalled = (try? await NIOThreadPool.singleton.runIfActive { try store.journalRange()?.upperBound }) ?? nil
     let parts = DaemonParts(
-      name: name, host: host, options: options, commandLine: self.options, logLevel: level, paths: paths, adopted: adopted, adoptedHTTP: adoptedHTTP, store: store,
-      journalledThrough: max(base ?? 0, (try? store.journalRange()?.upperBound) ?? 0), base: base,
+      name: name, host: host, options: options, commandLine: self.options, logLevel: context.level, paths: paths, adopted: context.adopted,
+      adoptedHTTP: context.adoptedHTTP, store: store, journalledThrough: max(base ?? 0, journalled ?? 0), base: base,
       restoredState: base != nil && base == recovery.record?.revision ? recovery.record?.state : nil, logger: logger)
-    do {
-      try await parts.run(parts.services(listening: { started(anchor) }), stop: stop, handlingSignals: handlingSignals)
-    } catch {
-      await store.close()
-      throw error
-    }
-    await store.close()
+    try await parts.run(parts.services(listening: { started(anchor) }), stop: context.stop, handlingSignals: context.handlingSignals)
+    return parts.leadLost.load(ordering: .acquiring)
   }
 }
 
@@ -274,10 +322,8 @@ extension ArborDaemon {
   /// Serves as a standby of `store`: the leader's state, followed from its journal, for
   /// reads and watches on this daemon's socket, until the daemon is stopped (false) or the
   /// leader is gone and this daemon took the lead (true).
-  func runStandby(
-    _ store: PostgresStore, options: DaemonOptions, level: SharedLogLevel, adopted: ListenSockets.Socket?, adoptedHTTP: ListenSockets.Socket?,
-    stop: DaemonStop?, handlingSignals: Bool, logger: Logger
-  ) async throws -> Bool {
+  func runStandby(_ store: PostgresStore, _ context: StartContext) async throws -> Bool {
+    let (options, logger) = (context.options, context.logger)
     // The leader's state; before the leader saved its first snapshot there is none to follow.
     var waited = false
     let record: SnapshotRecord
@@ -300,8 +346,8 @@ extension ArborDaemon {
     let replica = ReplicaHost<Root>(record: record)
     let leader = await store.leaderHolder()
     let parts = DaemonParts(
-      name: name, host: replica, options: options, commandLine: self.options, logLevel: level, paths: paths, adopted: adopted,
-      adoptedHTTP: adoptedHTTP, store: store, journalledThrough: record.revision, base: record.revision, restoredState: record.state,
+      name: name, host: replica, options: options, commandLine: self.options, logLevel: context.level, paths: paths, adopted: context.adopted,
+      adoptedHTTP: context.adoptedHTTP, store: store, journalledThrough: record.revision, base: record.revision, restoredState: record.state,
       standby: StandbyLeader(holder: leader?.holder, term: leader?.term, store: store.location, forwards: options.forwardIntents),
       logger: logger)
     logger.info("a standby of \(store.location) at revision \(record.revision): \(leader?.holder ?? "another daemon") leads it")
@@ -312,7 +358,7 @@ extension ArborDaemon {
         service: LeadershipWatch(store: store, logger: logger) { tookLead.withLock { $0 = true } },
         successTerminationBehavior: .gracefullyShutdownGroup),
     ]
-    try await parts.run(parts.services(listening: {}, standby: standby), stop: stop, handlingSignals: handlingSignals)
+    try await parts.run(parts.services(listening: {}, standby: standby), stop: context.stop, handlingSignals: context.handlingSignals)
     return tookLead.withLock { $0 }
   }
 

@@ -50,6 +50,8 @@ final class DaemonParts: Sendable {
   private let nextConnectionID = Atomic<Int>(1)
   /// True while the Unix socket listens and the daemon is not stopping (`/readyz`).
   let serving = Atomic<Bool>(false)
+  /// Set when another daemon took the lead of the PostgreSQL store from this one.
+  let leadLost = Atomic<Bool>(false)
   /// `--event-loops N`: a group of the daemon's own, shut down by ``shutdown()``.
   private let ownEventLoops: MultiThreadedEventLoopGroup?
 
@@ -119,6 +121,10 @@ final class DaemonParts: Sendable {
       ]
     if standby == nil, let postgres = store as? PostgresStore {
       services.append(.init(service: ForwardedIntentServer(store: postgres, handler: handler)))
+      services.append(
+        .init(
+          service: LeadershipLoss(store: postgres, journal: journal, logger: logger) { [self] in leadLost.store(true, ordering: .releasing) },
+          successTerminationBehavior: .gracefullyShutdownGroup))
     }
     if notifier.isListening {
       let interval = Duration.milliseconds(Int64(max(0.05, live.withLock { $0.statusInterval }) * 1000))

@@ -152,6 +152,42 @@ import Testing
     }
   }
 
+  @Test func aLeaderWhoseSessionEndedAndWhoseLeadWasTakenFollowsTheNewLeader() async throws {
+    let address = try await PostgresTestServer.newDatabase()
+    try await withDaemon(arguments: ["--store", address, "--fsync", "always"]) { first, _ in
+      try await first.connect().call("intent.call", ["intent": "addButtonTapped"])
+      try await withDaemon(arguments: ["--store", address, "--fsync", "always"]) { second, _ in
+        try await eventually("the second daemon to follow revision 1") {
+          (try? await ArborClient(socketPath: second.socket).call("state.get"))?["revision"] == 1
+        }
+        @Sendable func leads(_ daemon: DaemonUnderTest) async -> Bool {
+          (try? await ArborClient(socketPath: daemon.socket).call("daemon.status"))?["journal"]?["lead"]?["standby"] == false
+        }
+        // The server ends the leader's session (as a cut network or a restart of the server
+        // would); the standby, trying every 200 ms, takes the lead before the old leader's
+        // check each second takes it back (tried again in the rare case it does not).
+        for _ in 0..<5 where !(await leads(second)) {
+          try await PostgresTestServer.sql(
+            "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+            on: address)
+          try? await eventually("one of the two to lead", seconds: 5) { await leads(second) }
+        }
+        #expect(await leads(second), "the second daemon leads")
+        let reply = try await ArborClient(socketPath: second.socket).call(
+          "intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
+        let revision = try #require(reply["revision"]?.intValue)
+        // The first finds the lead gone, and follows the second from then on.
+        try await eventually("the first daemon to follow the second as a standby", seconds: 15) {
+          guard let status = try? await ArborClient(socketPath: first.socket).call("daemon.status") else { return false }
+          return status["journal"]?["lead"]?["standby"] == true && (status["revision"]?.intValue ?? 0) >= revision
+        }
+        let value = try await ArborClient(socketPath: first.socket).call("state.get", ["path": "/counters/0/counter/count"])
+        #expect(value["value"] == 1)
+        #expect(first.log.contains("this daemon no longer leads"), "\(first.log)")
+      }
+    }
+  }
+
   @Test func aStandbyTakesOverWithinAMomentAndItsWatchersResumeWithSince() async throws {
     let address = try await PostgresTestServer.newDatabase()
     let (leaderUp, up) = AsyncStream<Void>.makeStream()
