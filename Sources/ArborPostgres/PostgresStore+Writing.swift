@@ -120,8 +120,9 @@ extension PostgresStore {
   }
 
   /// Writes an encoded snapshot record in parts of a megabyte, each its own transaction,
-  /// then its row (after checking the term) and, with `windowStart`, drops what no revision
-  /// from `windowStart` on needs; with `undoHistory`, the kept history becomes it.
+  /// then its row, every transaction after checking the term; a revision that has a
+  /// complete snapshot keeps it. Then, with `windowStart`, drops what no revision from
+  /// `windowStart` on needs; with `undoHistory`, the kept history becomes it.
   public func saveSnapshot(
     encoded bytes: [UInt8], revision: UInt64, createdAt: Date, keepingFrom windowStart: UInt64?, undoHistory: UndoHistory?
   ) async throws(StoreError) {
@@ -130,14 +131,26 @@ extension PostgresStore {
     let parts = max(1, (bytes.count + Self.partSize - 1) / Self.partSize)
     do {
       let connection = try await snapshots.connection()
-      for part in 0..<parts {
+      // A complete snapshot of this revision with the same bytes is kept as it is. One with
+      // other bytes (the state migrated at a start) is replaced in the row's transaction,
+      // all at once: a complete snapshot's parts are never deleted on their own, so no
+      // crash in between can leave its row without them.
+      let existing = try await connection.query("SELECT checksum FROM snapshots WHERE revision = \(key)", logger: logger).collect()
+      let found = try existing.first?.decode(Int64.self)
+      let complete = found != nil
+      let replaces = found != nil && found != checksum
+      for part in 0..<parts where !complete {
         let slice = ByteBuffer(bytes: bytes[(part * Self.partSize)..<min(bytes.count, (part + 1) * Self.partSize)])
         let number = Int64(part)
         try await connection.withTransaction(logger: logger) { connection in
+          // Fenced like the journal: a leader whose term was raised writes no part.
+          try await checkTerm(on: connection)
           // The parts need no wait for the disk of their own: the row's commit comes after.
           try await connection.query("SET LOCAL synchronous_commit = off", logger: logger)
           if part == 0 {
-            try await connection.query("DELETE FROM snapshot_parts WHERE revision = \(key)", logger: logger)
+            try await connection.query(
+              "DELETE FROM snapshot_parts WHERE revision = \(key) AND NOT EXISTS (SELECT 1 FROM snapshots WHERE revision = \(key))",
+              logger: logger)
           }
           try await connection.query(
             "INSERT INTO snapshot_parts (revision, part, bytes) VALUES (\(key), \(number), \(slice))", logger: logger)
@@ -148,10 +161,21 @@ extension PostgresStore {
       let partCount = Int64(parts)
       try await connection.withTransaction(logger: logger) { connection in
         try await checkTerm(on: connection)
-        try await connection.query("DELETE FROM snapshots WHERE revision = \(key)", logger: logger)
-        try await connection.query(
-          "INSERT INTO snapshots (revision, created_at, size, parts, checksum) VALUES (\(key), \(created), \(size), \(partCount), \(checksum))",
-          logger: logger)
+        if replaces {
+          try await connection.query("DELETE FROM snapshots WHERE revision = \(key)", logger: logger)
+          try await connection.query("DELETE FROM snapshot_parts WHERE revision = \(key)", logger: logger)
+          for part in 0..<parts {
+            let slice = ByteBuffer(bytes: bytes[(part * Self.partSize)..<min(bytes.count, (part + 1) * Self.partSize)])
+            let number = Int64(part)
+            try await connection.query(
+              "INSERT INTO snapshot_parts (revision, part, bytes) VALUES (\(key), \(number), \(slice))", logger: logger)
+          }
+        }
+        if !complete || replaces {
+          try await connection.query(
+            "INSERT INTO snapshots (revision, created_at, size, parts, checksum) VALUES (\(key), \(created), \(size), \(partCount), \(checksum))",
+            logger: logger)
+        }
         if let undoHistory { try await replaceUndo(with: undoHistory, revision: key, on: connection) }
         guard let windowStart else { return }
         let start = Int64(bitPattern: windowStart)

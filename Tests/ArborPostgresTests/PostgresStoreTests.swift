@@ -126,6 +126,26 @@ func offPool<T: Sendable>(
     #expect(try await PostgresTestServer.sql("SELECT max(revision) FROM journal", on: address) == "1", "revision 2 was not written")
     let snapshot = await #expect(throws: StoreError.self) { try await store.saveSnapshot(Self.record(revision: 1, state: ["count": 1])) }
     #expect(snapshot?.kind == .superseded, "snapshots are fenced too")
+    // Even over a revision that has a snapshot: the kept one is not touched.
+    let over = await #expect(throws: StoreError.self) { try await store.saveSnapshot(Self.record(revision: 0, state: ["count": 99])) }
+    #expect(over?.kind == .superseded)
+    await store.close()
+    let reopened = try await Self.open(address)
+    #expect(try await offPool { try reopened.recover() }.record?.state == ["count": 1], "snapshot 0 and revision 1, as they were kept")
+    await reopened.close()
+  }
+
+  @Test func aSnapshotOfTheSameRevisionWithOtherBytesReplacesTheKeptOneWhole() async throws {
+    let address = try await PostgresTestServer.newDatabase()
+    let store = try await Self.open(address)
+    try await store.saveSnapshot(Self.record(revision: 3, state: ["count": 3]))
+    // The same bytes again: nothing is written.
+    try await store.saveSnapshot(Self.record(revision: 3, state: ["count": 3]))
+    // Other bytes at the same revision (a state migrated at a start): replaced whole.
+    try await store.saveSnapshot(Self.record(revision: 3, state: ["count": 3, "migrated": true]))
+    #expect(try await offPool { try store.recover() }.record?.state == ["count": 3, "migrated": true])
+    #expect(try await PostgresTestServer.sql("SELECT count(*) FROM snapshot_parts WHERE revision = 3", on: address) == "1")
+    await store.close()
   }
 
   @Test func aRevisionAnotherLeaderWroteFirstStopsThisOne() async throws {
