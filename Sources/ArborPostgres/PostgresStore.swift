@@ -144,9 +144,33 @@ public final class PostgresStore: StateStore {
   /// For the leader: makes sure its session is there, made again (with the lock taken
   /// again and the term checked) when it was lost. ``StoreError/Kind/superseded`` when
   /// another daemon led meanwhile.
-  public func confirmLead() async throws(StoreError) {
+  ///
+  /// The check is a query on the session, which must answer within `timeout`: a
+  /// connection whose network was cut does not say so, so one that does not answer is
+  /// closed (what waits on it fails at once) and made again at the next check or write.
+  public func confirmLead(within timeout: Duration = .seconds(3)) async throws(StoreError) {
+    let location = self.location
     do {
-      _ = try await leaderConnection()
+      let connection = try await leaderConnection()
+      let current = try await withThrowingTaskGroup(of: Int64?.self) { group in
+        group.addTask { [logger] in
+          try await connection.query("SELECT term FROM store_leader WHERE id = 1", logger: logger).collect().first?.decode(Int64.self)
+        }
+        group.addTask { [leader] in
+          try await Task.sleep(for: timeout)
+          await leader.close()
+          throw StoreError(
+            .unreachable, path: location,
+            "the server did not answer the leader's session within \(timeout): its connection was closed, and is made again at the next check or write")
+        }
+        defer { group.cancelAll() }
+        return try await group.next() ?? nil
+      }
+      guard current == term else {
+        throw StoreError(
+          .superseded, path: location,
+          "another daemon leads this store now (term \(current ?? 0), this daemon's \(term)): this daemon writes nothing more")
+      }
     } catch {
       throw Self.classify(error, location: location)
     }

@@ -10,10 +10,12 @@ struct ForwardedIntentServer: Service {
 
   func run() async throws {
     let handler = self.handler
-    // Stops taking intents when the daemon stops; those taken meanwhile are refused
-    // (`org.arbor.ShuttingDown`) and the standby's caller told so.
-    await cancelWhenGracefulShutdown {
-      await store.serveForwardedIntents { intent in await handler.runForwarded(intent) }
-    }
+    let serving = Task { await store.serveForwardedIntents { intent in await handler.runForwarded(intent) } }
+    // When the daemon stops (or steps down) the service ends at once: the serving task is
+    // cancelled, and a call to the server it is waiting on (which a cut network can hold
+    // for long) ends it later, or the step-down ends the term it serves in. Intents taken
+    // meanwhile are refused (`org.arbor.ShuttingDown`) and the standby's caller told so.
+    try? await gracefulShutdown()
+    serving.cancel()
   }
 }

@@ -179,13 +179,56 @@ import Testing
           "intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
         let revision = try #require(reply["revision"]?.intValue)
         // The first finds the lead gone, and follows the second from then on.
-        try await eventually("the first daemon to follow the second as a standby", seconds: 15) {
+        try await eventually("the first daemon to follow the second as a standby", seconds: 40) {
           guard let status = try? await ArborClient(socketPath: first.socket).call("daemon.status") else { return false }
           return status["journal"]?["lead"]?["standby"] == true && (status["revision"]?.intValue ?? 0) >= revision
         }
         let value = try await ArborClient(socketPath: first.socket).call("state.get", ["path": "/counters/0/counter/count"])
         #expect(value["value"] == 1)
         #expect(first.log.contains("this daemon no longer leads"), "\(first.log)")
+      }
+    }
+  }
+
+  @Test func aLeaderCutOffFromTheServerAcknowledgesNothingStepsDownAndFollowsTheNewLeader() async throws {
+    let address = try await PostgresTestServer.newDatabase()
+    let server = try await PostgresTestServer.server()
+    let database = try #require(address.split(separator: "?").first?.split(separator: "/").last)
+    // The first daemon reaches the server over TCP through a link the test can cut.
+    let link = try CuttableLink(to: "\(server.directory)/.s.PGSQL.\(server.port)")
+    let throughLink = "postgres://postgres@127.0.0.1:\(link.port)/\(database)"
+    try await withDaemon(arguments: ["--store", throughLink, "--fsync", "always"]) { first, _ in
+      let writer = ArborClient(socketPath: first.socket)
+      try await writer.call("intent.call", ["intent": "addButtonTapped"])
+      try await withDaemon(arguments: ["--store", address, "--fsync", "always"]) { second, _ in
+        try await eventually("the second daemon to follow revision 1") {
+          (try? await ArborClient(socketPath: second.socket).call("state.get"))?["revision"] == 1
+        }
+        link.cut()
+        // A write on the cut-off leader cannot be kept: it is not acknowledged.
+        let pending = Task { try? await writer.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"]) }
+        try await Task.sleep(for: .milliseconds(500))
+        // The server notices the leader is gone (its keepalives would): the lead is free.
+        link.serverNotices()
+        try await eventually("the second daemon to lead", seconds: 15) {
+          (try? await ArborClient(socketPath: second.socket).call("daemon.status"))?["journal"]?["lead"]?["standby"] == false
+        }
+        let reply = try await ArborClient(socketPath: second.socket).call(
+          "intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
+        let revision = try #require(reply["revision"]?.intValue)
+        #expect(revision == 2, "the new leader goes on from the last revision kept")
+        let unacknowledged = await pending.value
+        #expect(unacknowledged == nil, "the cut-off leader acknowledged a write it could not keep: \(String(describing: unacknowledged))")
+        // The link comes back: the first finds the lead taken and follows the second.
+        link.restore()
+        try await eventually("the first daemon to follow the second as a standby", seconds: 40) {
+          guard let status = try? await ArborClient(socketPath: first.socket).call("daemon.status") else { return false }
+          return status["journal"]?["lead"]?["standby"] == true && (status["revision"]?.intValue ?? 0) >= revision
+        }
+        let count = try await ArborClient(socketPath: first.socket).call("state.get", ["path": "/counters/0/counter/count"])
+        #expect(count["value"] == 1, "the first daemon's state is the new leader's, without its own unkept write")
+        let terms = try await PostgresTestServer.sql("SELECT string_agg(revision || ':' || term, ',' ORDER BY revision) FROM journal", on: address)
+        #expect(terms == "1:1,2:2", "\(terms)")
       }
     }
   }

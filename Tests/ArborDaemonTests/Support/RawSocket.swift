@@ -11,7 +11,12 @@ final class RawSocket: @unchecked Sendable {
   let fd: Int32
 
   init(path: String, receiveBuffer: Int? = nil) throws {
-    fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    fd = try Self.connectedDescriptor(to: path, receiveBuffer: receiveBuffer)
+  }
+
+  /// A descriptor connected to the Unix socket at `path` (blocking).
+  static func connectedDescriptor(to path: String, receiveBuffer: Int? = nil) throws -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw HarnessError("socket() failed: \(errno)") }
     if var size = receiveBuffer.map(Int32.init) {
       setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
@@ -28,6 +33,7 @@ final class RawSocket: @unchecked Sendable {
       close(fd)
       throw HarnessError("connect to \(path) failed: \(errno)")
     }
+    return fd
   }
 
   func send(_ text: String) {
