@@ -327,10 +327,20 @@ extension ArborDaemon {
     // The leader's state; before the leader saved its first snapshot there is none to follow.
     var waited = false
     let record: SnapshotRecord
+    var lastWarning: ContinuousClock.Instant?
     while true {
       let recovery: StoreRecovery
       do {
         recovery = try await NIOThreadPool.singleton.runIfActive { try store.recover() }
+      } catch let error as StoreError where error.kind == .unreachable || error.kind == .io {
+        // The server cannot be reached now (a network that just came back, a restart of
+        // the server): a standby waits for it rather than end.
+        if lastWarning.map({ ContinuousClock.now - $0 > .seconds(10) }) ?? true {
+          lastWarning = .now
+          logger.warning("cannot read \(error.path) to follow it yet: \(error.message); trying again")
+        }
+        try await Task.sleep(for: .milliseconds(250))
+        continue
       } catch let error as StoreError {
         throw DaemonStartError("cannot follow \(error.path): \(error.message)")
       }

@@ -45,7 +45,7 @@ import Testing
     try await withDaemon(arguments: ["--config", config], directory: directory, environment: ["NOTIFY_SOCKET": listener.path]) { daemon, _ in
       try await eventually("READY=1") { listener.has("READY=1") }
       // The harness's own probe has come and gone; eventually the count settles at 2.
-      try await eventually("two connections served, the third refused") { try await Self.servedConnections(daemon, trying: 3) == 2 }
+      try await eventually("two connections served, the third refused", seconds: 60) { try await Self.servedConnections(daemon, trying: 3) == 2 }
 
       try "max-connections = 4\nlog-level = debug\n".write(toFile: config, atomically: true, encoding: .utf8)
       let readyBefore = listener.count(of: "READY=1")
@@ -56,7 +56,7 @@ import Testing
       // The connections of the count above are closed, but the daemon may not have seen
       // them go yet (later on a loaded machine): until it has, they count against the
       // limit. So the count is taken until it settles, as above.
-      try await eventually("four connections served, the fifth refused") { try await Self.servedConnections(daemon, trying: 5) == 4 }
+      try await eventually("four connections served, the fifth refused", seconds: 60) { try await Self.servedConnections(daemon, trying: 5) == 4 }
       #expect(daemon.log.contains("reloaded \(config): "), "\(daemon.log)")
       #expect(daemon.log.contains("log-level debug"))
 
@@ -65,7 +65,7 @@ import Testing
       kill(daemon.pid, SIGHUP)
       try await eventually("READY=1 after the failed reload") { listener.count(of: "READY=1") > readyBeforeBad }
       #expect(daemon.log.contains("the settings were not reloaded, the ones in force stay: \(config):1: max-connections must be a positive integer, not 'lots'"), "\(daemon.log)")
-      try await eventually("the previous limit to stay: four connections served, the fifth refused") {
+      try await eventually("the previous limit to stay: four connections served, the fifth refused", seconds: 60) {
         try await Self.servedConnections(daemon, trying: 5) == 4
       }
     }
