@@ -107,7 +107,12 @@ extension PostgresStore {
 /// was missed.
 final class ForwardedReplies: Sendable {
   private struct State {
-    var waiting: [Int64: CheckedContinuation<String?, Never>] = [:]
+    /// Who waits for which reply now.
+    var waiting: [Int64: CheckedContinuation<Void, Never>] = [:]
+    /// Replies announced (or timers run out) while their waiter was reading the row.
+    var woken: Set<Int64> = []
+    /// The replies waited for.
+    var active: Set<Int64> = []
     var listener: Task<Void, Never>?
   }
 
@@ -116,41 +121,44 @@ final class ForwardedReplies: Sendable {
   /// The reply of `id`, or a timeout error.
   func wait(for id: Int64, timeout: Duration, store: PostgresStore) async throws -> String {
     startListening(store)
+    state.withLock { _ = $0.active.insert(id) }
+    defer {
+      state.withLock { state in
+        state.active.remove(id)
+        state.woken.remove(id)
+      }
+    }
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
       if let reply = try await store.reply(of: id) { return reply }
       // Woken by the announcement, or after 250 ms.
-      _ = await withTaskGroup(of: String?.self) { group in
-        group.addTask { [self] in
-          await withCheckedContinuation { continuation in
-            let resumeNow = state.withLock { state -> Bool in
-              if let earlier = state.waiting[id] { earlier.resume(returning: nil) }
-              state.waiting[id] = continuation
-              return false
-            }
-            if resumeNow { continuation.resume(returning: nil) }
-          }
-        }
-        group.addTask {
-          try? await Task.sleep(for: .milliseconds(250))
-          return nil
-        }
-        let first = await group.next() ?? nil
-        self.wake(id)
-        group.cancelAll()
-        await group.waitForAll()
-        return first
+      let timer = Task { [self] in
+        try? await Task.sleep(for: .milliseconds(250))
+        wake(id)
       }
+      await withCheckedContinuation { continuation in
+        let now = state.withLock { state -> Bool in
+          if state.woken.remove(id) != nil { return true }
+          state.waiting[id] = continuation
+          return false
+        }
+        if now { continuation.resume() }
+      }
+      timer.cancel()
     }
     throw StoreError(
       .io, path: store.location,
       "the leader did not answer the forwarded intent within \(timeout): it may run it later; read the state before calling it again")
   }
 
-  /// Resumes whoever waits for `id`.
+  /// Resumes whoever waits for `id`, or tells its next wait not to.
   func wake(_ id: Int64) {
-    let continuation = state.withLock { $0.waiting.removeValue(forKey: id) }
-    continuation?.resume(returning: nil)
+    let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+      if let waiting = state.waiting.removeValue(forKey: id) { return waiting }
+      if state.active.contains(id) { state.woken.insert(id) }
+      return nil
+    }
+    continuation?.resume()
   }
 
   private func startListening(_ store: PostgresStore) {

@@ -68,8 +68,7 @@ extension PostgresStore {
     let written = decoded?.0 ?? 0
     guard written == Int64(rows.count) else {
       // The term is not this daemon's any more: say whose it is.
-      try await checkTerm(on: connection)
-      throw StoreError(.superseded, path: location, "another daemon leads this store now: this daemon writes nothing more")
+      throw superseded(term: try await currentTerm(on: connection))
     }
   }
 

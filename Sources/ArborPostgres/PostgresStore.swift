@@ -102,9 +102,7 @@ public final class PostgresStore: StateStore {
         }
         recorded = try await check(connection, root: root, schema: schema, allowingOtherSchema: allowingOtherSchema, location: location, logger: logger)
         guard led else { return }
-        try await create(connection, root: root, schema: schema, recorded: recorded, logger: logger)
-        term = try await raiseTerm(connection, holder: holder, logger: logger)
-        if fsync == .off { try await connection.query("SET synchronous_commit = off", logger: logger) }
+        term = try await takeLead(connection, root: root, schema: schema, recorded: recorded, holder: holder, fsync: fsync, logger: logger)
       }
       let store = PostgresStore(
         address: address, fsync: fsync, recordedSchema: recorded, term: term, holder: holder, logger: logger, leader: leader, root: root,
@@ -128,12 +126,13 @@ public final class PostgresStore: StateStore {
     guard !isLeading else { return true }
     do {
       let connection = try await leader.connection()
-      let taken = try await connection.query("SELECT pg_try_advisory_lock(\(PostgresSchema.leaderLock))", logger: logger).collect()
-      guard try taken.first?.decode(Bool.self) == true else { return false }
+      do {
+        try await Self.lead(connection, holder: holder, location: location, logger: logger)
+      } catch let error as StoreError where error.kind == .busy {
+        return false
+      }
       let recorded = try await Self.check(connection, root: root, schema: schema, allowingOtherSchema: true, location: location, logger: logger)
-      try await Self.create(connection, root: root, schema: schema, recorded: recorded, logger: logger)
-      let term = try await Self.raiseTerm(connection, holder: holder, logger: logger)
-      if fsync == .off { try await connection.query("SET synchronous_commit = off", logger: logger) }
+      let term = try await Self.takeLead(connection, root: root, schema: schema, recorded: recorded, holder: holder, fsync: fsync, logger: logger)
       leading.store(term, ordering: .releasing)
       return true
     } catch {
@@ -153,9 +152,7 @@ public final class PostgresStore: StateStore {
     do {
       let connection = try await leaderConnection()
       let current = try await withThrowingTaskGroup(of: Int64?.self) { group in
-        group.addTask { [logger] in
-          try await connection.query("SELECT term FROM store_leader WHERE id = 1", logger: logger).collect().first?.decode(Int64.self)
-        }
+        group.addTask { [self] in try await currentTerm(on: connection) }
         group.addTask { [leader] in
           try await Task.sleep(for: timeout)
           await leader.close()
@@ -166,11 +163,7 @@ public final class PostgresStore: StateStore {
         defer { group.cancelAll() }
         return try await group.next() ?? nil
       }
-      guard current == term else {
-        throw StoreError(
-          .superseded, path: location,
-          "another daemon leads this store now (term \(current ?? 0), this daemon's \(term)): this daemon writes nothing more")
-      }
+      guard current == term else { throw superseded(term: current) }
     } catch {
       throw Self.classify(error, location: location)
     }
@@ -259,6 +252,18 @@ public final class PostgresStore: StateStore {
     }
   }
 
+  /// With the lock taken and the tables checked: creates what a new store lacks, raises the
+  /// term and returns it (this daemon leads from now on), and sets the session's commits
+  /// to `--fsync`'s.
+  private static func takeLead(
+    _ connection: PostgresConnection, root: String, schema: String, recorded: String?, holder: String, fsync: FsyncPolicy, logger: Logger
+  ) async throws -> Int64 {
+    try await create(connection, root: root, schema: schema, recorded: recorded, logger: logger)
+    let term = try await raiseTerm(connection, holder: holder, logger: logger)
+    if fsync == .off { try await connection.query("SET synchronous_commit = off", logger: logger) }
+    return term
+  }
+
   /// Raises the term (this daemon leads from now on) and returns it. The update waits for
   /// the journal transactions of the previous leader that hold the term's row.
   private static func raiseTerm(_ connection: PostgresConnection, holder: String, logger: Logger) async throws -> Int64 {
@@ -284,15 +289,10 @@ public final class PostgresStore: StateStore {
       } catch let error as StoreError where error.kind == .busy {
         throw StoreError(
           .superseded, path: location,
-          "another daemon took the lead while the connection was lost (\(error.message)): this daemon writes nothing more; restart it to follow the store again")
+          "another daemon took the lead while the connection was lost (\(error.message)): this daemon writes nothing more")
       }
-      let rows = try await connection.query("SELECT term FROM store_leader WHERE id = 1", logger: logger).collect()
-      let current = try rows.first?.decode(Int64.self)
-      guard current == term else {
-        throw StoreError(
-          .superseded, path: location,
-          "another daemon led this store while the connection was lost (term \(current ?? 0), this daemon's \(term)): this daemon writes nothing more; restart it to follow the store again")
-      }
+      let current = try await currentTerm(on: connection)
+      guard current == term else { throw superseded(term: current) }
       if fsync == .off { try await connection.query("SET synchronous_commit = off", logger: logger) }
       logger.notice("reconnected to \(location) and leads it again in term \(term)")
     }
@@ -311,13 +311,22 @@ public final class PostgresStore: StateStore {
   /// term's row until the transaction ends.
   func checkTerm(on connection: PostgresConnection) async throws {
     let term = try leadingTerm()
-    let rows = try await connection.query("SELECT term FROM store_leader WHERE id = 1 FOR SHARE", logger: logger).collect()
-    let current = try rows.first?.decode(Int64.self)
-    guard current == term else {
-      throw StoreError(
-        .superseded, path: location,
-        "another daemon leads this store now (term \(current ?? 0), this daemon's \(term)): this daemon writes nothing more")
-    }
+    let current = try await currentTerm(on: connection, holdingIt: true)
+    guard current == term else { throw superseded(term: current) }
+  }
+
+  /// The store's term now; with `holdingIt`, its row is held (`FOR SHARE`) until the
+  /// transaction ends, so that no daemon raises it meanwhile.
+  func currentTerm(on connection: PostgresConnection, holdingIt: Bool = false) async throws -> Int64? {
+    let sql = "SELECT term FROM store_leader WHERE id = 1" + (holdingIt ? " FOR SHARE" : "")
+    return try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect().first?.decode(Int64.self)
+  }
+
+  /// Why this daemon writes nothing more: the store's term is `current`, not its own.
+  func superseded(term current: Int64?) -> StoreError {
+    StoreError(
+      .superseded, path: location,
+      "another daemon leads this store now (term \(current ?? 0), this daemon's \(term)): this daemon writes nothing more")
   }
 
   /// Runs `body` and waits for it on the calling thread: for the calls of ``StateStore``

@@ -45,14 +45,16 @@ final class ReplicaHost<Root: Model>: TreeHost {
 
   func snapshotData() throws -> Data { Data(try snapshotRecord().encodedBytes()) }
 
-  /// Applies the next journalled revision; false (nothing applied) when it is not the next
-  /// one, or its patch does not apply: the follower then reads the whole state again.
+  /// Applies the next journalled revision; false when it is not the next one, or its patch
+  /// does not apply: the follower then reads the whole state again.
   func apply(_ entry: JournalEntry) -> Bool {
     replica.withLock { replica in
       guard entry.revision == replica.revision + 1 else { return false }
-      var state = replica.state
-      guard (try? entry.patch.apply(to: &state)) != nil else { return false }
-      replica = Replica(revision: entry.revision, state: state, time: entry.time)
+      // In place: the state is not copied for each revision. A patch that does not apply
+      // leaves it to the follower's resync, which replaces it whole.
+      guard (try? entry.patch.apply(to: &replica.state)) != nil else { return false }
+      replica.revision = entry.revision
+      replica.time = entry.time
       return true
     }
   }

@@ -213,12 +213,19 @@ final class DaemonJournal: Sendable {
 
   /// Why writes are refused now; nil when they are accepted. Checked before every write
   /// request: two atomic loads when all is well.
+  /// Whether `standbyOf` is set, readable without the lock (checked before every write).
+  private let isStandby = Atomic<Bool>(false)
+
   /// Who leads the store, while this daemon is a standby of it; nil when it leads.
-  var standby: StandbyLeader? { standbyOf.withLock { $0 } }
+  var standby: StandbyLeader? {
+    guard isStandby.load(ordering: .acquiring) else { return nil }
+    return standbyOf.withLock { $0 }
+  }
 
   /// Makes this daemon's journal a standby's (it writes nothing), following `leader`.
   func setStandby(_ leader: StandbyLeader) {
     standbyOf.withLock { $0 = leader }
+    isStandby.store(true, ordering: .releasing)
   }
 
   var refusal: WriteRefusal? {

@@ -25,8 +25,17 @@ struct JournalFollower<Root: Model>: Service {
   func run() async throws {
     let wakeups = store.journalWakeups(every: .seconds(1))
     defer { wakeups.cancel() }
+    var named = ContinuousClock.now - .seconds(1)
     for await _ in wakeups.stream.cancelOnGracefulShutdown() {
       await catchUp()
+      // Who leads, for refusals and status: read once a second, not at each transaction.
+      if ContinuousClock.now - named >= .seconds(1) {
+        named = .now
+        if let (holder, term) = await store.leaderHolder(), var standby = journal.standby {
+          (standby.holder, standby.term) = (holder, term)
+          journal.setStandby(standby)
+        }
+      }
     }
   }
 
@@ -44,10 +53,6 @@ struct JournalFollower<Root: Model>: Service {
           _ = hub.apply(revision: entry.revision, operations: entry.patch.operations)
           journal.writer.advance(to: entry.revision)
         }
-      }
-      if let (holder, term) = await store.leaderHolder(), var standby = journal.standby {
-        (standby.holder, standby.term) = (holder, term)
-        journal.setStandby(standby)
       }
     } catch {
       logger.warning("the standby could not read the journal of \(store.location): \(error); it tries again")

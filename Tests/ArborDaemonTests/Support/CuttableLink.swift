@@ -28,20 +28,13 @@ final class CuttableLink: Sendable {
   private let state = Mutex(State())
 
   init(to path: String) throws {
-    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    self.listener = listener
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-        bind(listener, pointer, length) == 0 && listen(listener, 64) == 0 && getsockname(listener, pointer, &length) == 0
-      }
+    let (listener, port) = try boundLoopbackSocket()
+    guard Glibc.listen(listener, 64) == 0 else {
+      close(listener)
+      throw HarnessError("the link could not listen on loopback: \(errno)")
     }
-    guard bound else { throw HarnessError("the link could not listen on loopback: \(errno)") }
-    port = Int(UInt16(bigEndian: address.sin_port))
+    self.listener = listener
+    self.port = port
     Thread.detachNewThread { [self] in
       while !state.withLock({ $0.closed }) {
         var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)

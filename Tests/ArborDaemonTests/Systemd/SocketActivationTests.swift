@@ -98,9 +98,15 @@ extension SocketActivationTests {
 
 /// A TCP port on 127.0.0.1 that nothing listens on now (the system's pick for port 0).
 func freeLoopbackPort() throws -> Int {
+  let (descriptor, port) = try boundLoopbackSocket()
+  close(descriptor)
+  return port
+}
+
+/// A TCP socket bound to 127.0.0.1 on a port the system picked, and the port.
+func boundLoopbackSocket() throws -> (descriptor: Int32, port: Int) {
   let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
   guard descriptor >= 0 else { throw HarnessError("socket() failed: \(errno)") }
-  defer { close(descriptor) }
   var address = sockaddr_in()
   address.sin_family = sa_family_t(AF_INET)
   address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -112,6 +118,9 @@ func freeLoopbackPort() throws -> Int {
       return getsockname(descriptor, pointer, &length)
     }
   }
-  guard bound == 0 else { throw HarnessError("bind or getsockname failed: \(errno)") }
-  return Int(UInt16(bigEndian: address.sin_port))
+  guard bound == 0 else {
+    close(descriptor)
+    throw HarnessError("bind or getsockname failed: \(errno)")
+  }
+  return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
 }
