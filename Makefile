@@ -12,7 +12,7 @@ SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # prometheus gives promtool (the /metrics checks); chromium and chromium-driver run the
 # inspector's browser test. postgresql gives the server the PostgreSQL store's tests start
 # in a temporary directory of their own (scripts/postgres-server.sh), and psql.
-APT_PACKAGES := pkg-config util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat prometheus chromium chromium-driver postgresql
+APT_PACKAGES := pkg-config util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat prometheus chromium chromium-driver postgresql iproute2
 
 .PHONY: run run-socket tour test template test-busy test-busy-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-postgres bench-arborctl bench-store bench-inspector bench-allocations redis valgrind user-unit arborctl-extras clean
 

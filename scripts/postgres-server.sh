@@ -6,6 +6,10 @@
 #   scripts/postgres-server.sh createdb DIR NAME [PORT]    a new, empty database
 #   scripts/postgres-server.sh stop DIR                     stop at once (-m immediate)
 #
+# For a server reached over TCP, TRUST_NETWORK (a CIDR such as 10.231.0.0/16) lets that
+# network in without a password, and POSTGRES_OPTIONS adds server settings
+# ("-c tcp_keepalives_idle=1 …").
+#
 # PostgreSQL refuses to run as root: as root, the server runs as the `postgres` user that
 # Debian's package creates.
 set -euo pipefail
@@ -42,8 +46,11 @@ case "$command" in
         exit 1
       }
     fi
+    if [ -n "${TRUST_NETWORK:-}" ] && ! grep -q "$TRUST_NETWORK" "$dir/data/pg_hba.conf"; then
+      echo "host all all $TRUST_NETWORK trust" >>"$dir/data/pg_hba.conf"
+    fi
     as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-      -o "-k $dir -p $port -c listen_addresses='$listen' -c max_connections=200 -c fsync=on" start >/dev/null || {
+      -o "-k $dir -p $port -c listen_addresses='$listen' -c max_connections=200 -c fsync=on ${POSTGRES_OPTIONS:-}" start >/dev/null || {
       cat "$dir/server.log" >&2
       exit 1
     }

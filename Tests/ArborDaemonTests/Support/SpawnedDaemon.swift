@@ -1,0 +1,90 @@
+import ArborClient
+import ArborTesting
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A counterfactd started with posix_spawn, so that it can be killed and started again on
+/// the same directory any number of times.
+///
+/// `launcher` runs it through another program that execs it in place (`ip netns exec NS`,
+/// for a daemon in a network namespace of its own).
+final class SpawnedDaemon: Sendable {
+  let directory: String
+  let store: String
+  let launcher: [String]
+  private let pid = Mutex<pid_t>(0)
+
+  init(store: String, launcher: [String] = []) throws {
+    self.directory = try DaemonHarness.temporaryDirectory()
+    self.store = store
+    self.launcher = launcher
+  }
+
+  var socket: String { directory + "/d.sock" }
+
+  /// Starts the daemon and waits until its socket answers.
+  func start() async throws {
+    let arguments = launcher + [
+      DaemonHarness.binary(), "--socket", socket, "--state-dir", directory + "/state", "--store", store, "--fsync", "always",
+    ]
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, directory + "/daemon.log", O_WRONLY | O_CREAT | O_APPEND, 0o644)
+    var child: pid_t = 0
+    let argv = arguments.map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    let status = posix_spawn(&child, arguments[0], &actions, nil, argv, environ)
+    guard status == 0 else { throw HarnessError("posix_spawn of counterfactd failed: \(status)") }
+    pid.withLock { $0 = child }
+    // Reaped by a thread of its own, so that no zombie is left.
+    let spawned = child
+    Thread.detachNewThread {
+      var status: Int32 = 0
+      waitpid(spawned, &status, 0)
+    }
+    try await DaemonHarness.waitUntilListening(socket)
+  }
+
+  func kill() {
+    let child = pid.withLock { $0 }
+    if child > 0 { Glibc.kill(child, SIGKILL) }
+  }
+
+  func connect() async throws -> ArborConnection {
+    let socket = self.socket
+    return try await withDeadline("a connection to \(socket)") { try await ArborConnection.connect(to: socket) }
+  }
+
+  /// The daemon's revision now.
+  func revision() async throws -> UInt64 {
+    let client = try await connect()
+    defer { client.close() }
+    return UInt64(try await client.call("state.get")["revision"]?.intValue ?? -1)
+  }
+
+  /// Waits until the daemon is a standby at `revision` or later.
+  func waitUntilFollowing(revision: UInt64) async throws {
+    try await eventually("the standby at \(socket) to follow revision \(revision)", seconds: 30) {
+      guard let client = try? await ArborConnection.connect(to: self.socket) else { return false }
+      defer { client.close() }
+      guard let status = try? await client.call("daemon.status") else { return false }
+      return status["journal"]?["lead"]?["standby"] == true && UInt64(status["revision"]?.intValue ?? -1) >= revision
+    }
+  }
+
+  /// Waits until the daemon accepts an intent (it leads).
+  func waitUntilLeading() async throws {
+    try await eventually("the standby at \(socket) to take the lead", seconds: 30) {
+      guard let client = try? await ArborConnection.connect(to: self.socket) else { return false }
+      defer { client.close() }
+      guard let status = try? await client.call("daemon.status") else { return false }
+      return status["journal"]?["lead"]?["standby"] == false
+    }
+  }
+}
