@@ -3,6 +3,8 @@
 ///
 /// - `journal.term`: the term of the leader that wrote each revision.
 /// - `intent_queue`: intents a standby forwards to the leader, with the leader's answer.
+/// - `events`: the events the leader's models send, in batches, for the standbys'
+///   `events.watch` (kept a minute: events are live, not history).
 /// - `store_leader`: one row, the current term and who holds it. A daemon that becomes the
 ///   leader raises the term; each journal transaction checks it with `FOR SHARE`, so a
 ///   leader whose term was raised writes nothing more (fencing that does not rest on the
@@ -21,6 +23,7 @@ enum PostgresSchema {
     "CREATE TABLE IF NOT EXISTS snapshot_parts (revision bigint NOT NULL, part bigint NOT NULL, bytes bytea NOT NULL, PRIMARY KEY (revision, part))",
     "CREATE TABLE IF NOT EXISTS journal (revision bigint PRIMARY KEY, term bigint NOT NULL, time double precision NOT NULL, intent text, target text, patch text NOT NULL, checksum bigint NOT NULL)",
     "CREATE TABLE IF NOT EXISTS intent_queue (id bigserial PRIMARY KEY, sender text NOT NULL, request text NOT NULL, claimed_term bigint, reply text, created_at timestamptz NOT NULL DEFAULT now())",
+    "CREATE TABLE IF NOT EXISTS events (seq bigserial PRIMARY KEY, term bigint NOT NULL, batch text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())",
     "CREATE TABLE IF NOT EXISTS undo_steps (stack bigint NOT NULL, position bigint NOT NULL, revision bigint NOT NULL, step text NOT NULL, checksum bigint NOT NULL, PRIMARY KEY (stack, position))",
   ]
 }

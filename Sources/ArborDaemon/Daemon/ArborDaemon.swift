@@ -364,6 +364,7 @@ extension ArborDaemon {
     let tookLead = LockedState(false)
     let standby: [ServiceGroupConfiguration.ServiceConfiguration] = [
       .init(service: JournalFollower(store: store, replica: replica, hub: parts.hub, journal: parts.journal, logger: logger)),
+      .init(service: EventFollower(store: store, hub: parts.hub, logger: logger)),
       .init(
         service: LeadershipWatch(store: store, logger: logger) { tookLead.withLock { $0 = true } },
         successTerminationBehavior: .gracefullyShutdownGroup),

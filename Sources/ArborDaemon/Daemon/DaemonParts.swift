@@ -121,6 +121,7 @@ final class DaemonParts: Sendable {
       ]
     if standby == nil, let postgres = store as? PostgresStore {
       services.append(.init(service: ForwardedIntentServer(store: postgres, handler: handler)))
+      services.append(.init(service: EventRelay(store: postgres, host: host, logger: logger)))
       services.append(
         .init(
           service: LeadershipLoss(store: postgres, journal: journal, logger: logger) { [self] in leadLost.store(true, ordering: .releasing) },

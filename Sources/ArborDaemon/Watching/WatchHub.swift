@@ -147,14 +147,27 @@ final class WatchHub: Sendable {
 
   /// Queues an event for the event watches that want it.
   func publish(_ event: EmittedEvent) {
-    guard event.isExportable, let payload = Self.encode(event.event) else { return }
-    let source = event.sourcePath.description
+    guard let params = Self.params(of: event) else { return }
+    publish(params)
+  }
+
+  /// The params of an event's notification (subscription 0); nil for an event that is not
+  /// `Codable`, which does not leave the process.
+  static func params(of event: EmittedEvent) -> EventsEmitted.Params? {
+    guard event.isExportable, let payload = encode(event.event) else { return nil }
+    return EventsEmitted.Params(
+      subscription: 0, revision: event.revision, type: event.type, event: payload,
+      source: EventsEmitted.Source(id: event.source.description, path: event.sourcePath.description, type: event.sourceType))
+  }
+
+  /// Queues an event, as its notification's params, for the event watches that want it
+  /// (on a standby: an event the leader's models sent).
+  func publish(_ event: EventsEmitted.Params) {
+    let source = event.source.path
     state.withLock { state in
       guard !state.eventWatches.isEmpty else { return }
       // The params of every watcher's line; each only sets its subscription.
-      var params = EventsEmitted.Params(
-        subscription: 0, revision: event.revision, type: event.type, event: payload,
-        source: EventsEmitted.Source(id: event.source.description, path: source, type: event.sourceType))
+      var params = event
       for (subscription, watch) in state.eventWatches {
         guard source == watch.scope || watch.scope.isEmpty || source.hasPrefix(watch.scope + "/") else { continue }
         if let types = watch.types, !types.contains(event.type) { continue }

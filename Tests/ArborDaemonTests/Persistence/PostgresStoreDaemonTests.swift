@@ -115,6 +115,62 @@ import Testing
     }
   }
 
+  /// The leader relays its models' events through the store: a standby's event watchers
+  /// get the same events as the leader's, in the same order, filtered the same way,
+  /// whether the intent that sent them was called on the leader or forwarded by the standby.
+  @Test func aStandbysEventWatchersGetTheLeadersEventsInOrder() async throws {
+    let address = try await PostgresTestServer.newDatabase()
+    try await withDaemon(arguments: ["--store", address]) { leader, _ in
+      let writer = try await leader.connect()
+      for _ in 0..<6 { try await writer.call("intent.call", ["intent": "addButtonTapped"]) }
+      try await withDaemon(arguments: ["--store", address]) { standby, _ in
+        let forwarder = try await standby.connect()
+        try await eventually("the standby to follow revision 6") { (try await forwarder.call("state.get"))["revision"] == 6 }
+        // The same watches on both daemons: every event, and the row /counters/0's only.
+        var watchers: [(all: DeadlineIterator<RPCRequest, Never>, row: DeadlineIterator<RPCRequest, Never>)] = []
+        var connections: [ArborConnection] = []
+        defer { for connection in connections { connection.close() } }
+        for daemon in [leader, standby] {
+          let all = try await daemon.connect()
+          let row = try await daemon.connect()
+          connections += [all, row]
+          _ = try await all.call("events.watch")
+          _ = try await row.call("events.watch", ["path": "/counters/0", "types": ["CounterRowModel.Event"]])
+          watchers.append((DeadlineIterator(all.notifications.makeAsyncIterator()), DeadlineIterator(row.notifications.makeAsyncIterator())))
+        }
+        #expect(try await PostgresTestServer.sql("SELECT count(*) FROM events", on: address) == "0", "no event sent, none written")
+        // Rows removed from the last, two through the leader, two forwarded by the standby;
+        // then the first row.
+        try await writer.call("intent.call", ["target": "/counters/5", "intent": "removeButtonTapped"])
+        try await forwarder.call("intent.call", ["target": "/counters/4", "intent": "removeButtonTapped"])
+        try await writer.call("intent.call", ["target": "/counters/3", "intent": "removeButtonTapped"])
+        try await forwarder.call("intent.call", ["target": "/counters/2", "intent": "removeButtonTapped"])
+        try await writer.call("intent.call", ["target": "/counters/0", "intent": "removeButtonTapped"])
+        func events(_ iterator: DeadlineIterator<RPCRequest, Never>, count: Int, _ what: String) async throws -> [JSONValue] {
+          var seen: [JSONValue] = []
+          while seen.count < count {
+            let notification = try await iterator.next(what)
+            guard notification.method == "events.emitted", case .object(var params)? = notification.params else { continue }
+            params["subscription"] = nil
+            seen.append(.object(params))
+          }
+          return seen
+        }
+        let onLeader = try await events(watchers[0].all, count: 5, "the leader's five events")
+        let onStandby = try await events(watchers[1].all, count: 5, "the standby's five events")
+        #expect(onStandby == onLeader, "the standby's watcher gets the leader's events in order")
+        #expect(onLeader.map { $0["source"]?["path"] } == ["/counters/5", "/counters/4", "/counters/3", "/counters/2", "/counters/0"])
+        #expect(onLeader.first?["event"] == ["removeTapped": [:]])
+        let rowOnLeader = try await events(watchers[0].row, count: 1, "the leader's event of /counters/0")
+        let rowOnStandby = try await events(watchers[1].row, count: 1, "the standby's event of /counters/0")
+        #expect(rowOnStandby == rowOnLeader)
+        #expect(rowOnStandby.first?["source"]?["path"] == "/counters/0")
+        let batches = Int(try await PostgresTestServer.sql("SELECT count(*) FROM events", on: address)) ?? 0
+        #expect((1...5).contains(batches), "the five events in one to five batches: \(batches)")
+      }
+    }
+  }
+
   @Test func aClientOfBothSocketsCallsAndWatchesOnAcrossTheLeadersDeath() async throws {
     let address = try await PostgresTestServer.newDatabase()
     let (leaderUp, up) = AsyncStream<(String, Int32)>.makeStream()
