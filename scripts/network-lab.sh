@@ -7,6 +7,7 @@
 #                                                 daemon I is 10.231.I.2, the server 10.231.I.1
 #   scripts/network-lab.sh postgres NAME DIR PORT  a PostgreSQL server in NAMEpg, on every
 #                                                 link, that drops a silent peer within ~3 s
+#   scripts/network-lab.sh restart NAME DIR      that server restarted (every session ends)
 #   scripts/network-lab.sh cut NAME I            daemon I's link down (its machine cut off)
 #   scripts/network-lab.sh mend NAME I           daemon I's link up again
 #   scripts/network-lab.sh exec NAME I CMD…      CMD in daemon I's namespace (exec'd in place)
@@ -15,7 +16,7 @@
 # Needs root (CAP_NET_ADMIN) and iproute2. NAME is at most 10 characters.
 set -euo pipefail
 
-command=${1:?up, postgres, cut, mend, exec or down}
+command=${1:?up, postgres, restart, cut, mend, exec or down}
 name=${2:?a name for the namespaces}
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -44,6 +45,9 @@ case "$command" in
       POSTGRES_OPTIONS="-c tcp_keepalives_idle=1 -c tcp_keepalives_interval=1 -c tcp_keepalives_count=2 -c tcp_user_timeout=3000" \
       bash "$here/postgres-server.sh" start "$dir" "$port" '*'
     ;;
+  restart)
+    ip netns exec "${name}pg" bash "$here/postgres-server.sh" restart "${3:?the directory of the server}"
+    ;;
   cut)
     ip -n "${name}d${3:?a daemon number}" link set "${name}d$3" down
     ;;
@@ -63,7 +67,7 @@ case "$command" in
     done
     ;;
   *)
-    echo "unknown command $command: up, postgres, cut, mend, exec or down" >&2
+    echo "unknown command $command: up, postgres, restart, cut, mend, exec or down" >&2
     exit 2
     ;;
 esac

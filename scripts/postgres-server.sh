@@ -4,6 +4,7 @@
 #
 #   scripts/postgres-server.sh start DIR [PORT] [LISTEN]   initdb (once) and start; prints the address
 #   scripts/postgres-server.sh createdb DIR NAME [PORT]    a new, empty database
+#   scripts/postgres-server.sh restart DIR                  stop (-m fast: every session ends) and start again
 #   scripts/postgres-server.sh stop DIR                     stop at once (-m immediate)
 #
 # For a server reached over TCP, TRUST_NETWORK (a CIDR such as 10.231.0.0/16) lets that
@@ -61,13 +62,19 @@ case "$command" in
     port=${4:-5432}
     as_owner "$bindir/createdb" -h "$dir" -p "$port" -U postgres "$name"
     ;;
+  restart)
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 60 restart >/dev/null || {
+      cat "$dir/server.log" >&2
+      exit 1
+    }
+    ;;
   stop)
     if [ -f "$dir/data/postmaster.pid" ]; then
       as_owner "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
     fi
     ;;
   *)
-    echo "unknown command $command: start, createdb or stop" >&2
+    echo "unknown command $command: start, createdb, restart or stop" >&2
     exit 2
     ;;
 esac

@@ -1,6 +1,7 @@
 import ArborClient
 import ArborTesting
 import Foundation
+import Synchronization
 import Testing
 
 /// Two counterfactd and PostgreSQL in network namespaces of their own on this machine
@@ -23,7 +24,11 @@ import Testing
 ///
 /// Needs root and iproute2 (`make prerequisites` installs it). `ARBOR_NETWORK_CYCLES` sets
 /// the number of takeovers (20 by default, half of them cuts).
-@Suite(.serialized, .enabled(if: NetworkLab.isAvailable, "network namespaces need root and iproute2"))
+///
+/// A second test restarts PostgreSQL itself under the same load, three times: every
+/// session ends and every lock is released, one daemon leads again (either may), the
+/// other follows it, and nothing acknowledged is lost.
+@Suite(.enabled(if: NetworkLab.isAvailable, "network namespaces need root and iproute2"))
 struct NetworkCutTests {
   static var cycles: Int { ProcessInfo.processInfo.environment["ARBOR_NETWORK_CYCLES"].flatMap(Int.init) ?? 20 }
   /// Counters 0…2 are called on the leader, counter 3 on the standby.
@@ -97,4 +102,65 @@ struct NetworkCutTests {
       """)
     #expect(TakeoverTests.percentile(kills + cuts, 0.5) < .seconds(2), "the median takeover is within 2 s of the lock's release")
   }
+
+  @Test func aRestartOfTheServerLeavesOneLeaderAndLosesNothingAcknowledged() async throws {
+    let lab = try await NetworkLab.start(daemons: 2)
+    defer { lab.stop() }
+    let database = try await lab.newDatabase()
+    let daemons = try (1...2).map { try SpawnedDaemon(store: lab.address(of: database, from: $0), launcher: lab.launcher($0)) }
+    defer { for daemon in daemons { daemon.kill() } }
+    try await TakeoverTests.addCounters(Self.counters, on: daemons[0])
+    try await daemons[1].start()
+    var ledger = TakeoverTests.Ledger()
+    var leader = 0
+    var leaders: [Int] = []
+    for cycle in 0..<3 {
+      let standby = 1 - leader
+      try await daemons[standby].waitUntilFollowing(revision: try await daemons[leader].revision())
+      let clients = (0..<Self.counters - 1).map { (daemons[leader], $0) } + [(daemons[standby], Self.counters - 1)]
+      let (acks, newLeader) = try await TakeoverTests.callIntents(clients) {
+        try? await Task.sleep(for: .milliseconds(Int.random(in: 50...300)))
+        try await lab.restartServer()
+        return try await Self.oneLeader(of: daemons, cycle: cycle)
+      }
+      ledger.record(acks, cycle: cycle)
+      leader = newLeader
+      leaders.append(newLeader + 1)
+      // The daemon that leads accepts intents.
+      let client = try await daemons[leader].connect()
+      try await client.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
+      client.close()
+    }
+    try await TakeoverTests.verify(ledger, on: daemons[leader], counters: Self.counters)
+    print("PostgreSQL restarted 3 times under load: \(ledger.acknowledged.count) acknowledged intents; the daemon leading after each restart: \(leaders)")
+  }
+
+  /// Waits until exactly one of `daemons` leads and the other is its standby, caught up
+  /// with it; returns the leader's index.
+  static func oneLeader(of daemons: [SpawnedDaemon], cycle: Int) async throws -> Int {
+    let found = LockedBox<Int>(-1)
+    try await eventually("cycle \(cycle): one daemon to lead and the other to follow it after the restart", seconds: 60) {
+      var leading: [Int] = []
+      var revisions: [Int64] = []
+      for (index, daemon) in daemons.enumerated() {
+        guard let client = try? await ArborConnection.connect(to: daemon.socket) else { return false }
+        defer { client.close() }
+        guard let status = try? await client.call("daemon.status"), let standby = status["journal"]?["lead"]?["standby"] else { return false }
+        if standby == false { leading.append(index) }
+        revisions.append(status["revision"]?.intValue ?? -1)
+      }
+      guard leading.count == 1, revisions[0] == revisions[1] else { return false }
+      found.set(leading[0])
+      return true
+    }
+    return found.value
+  }
+}
+
+/// A value set by one task and read by another after it.
+final class LockedBox<Value: Sendable>: Sendable {
+  private let state: Mutex<Value>
+  init(_ value: Value) { state = Mutex(value) }
+  var value: Value { state.withLock { $0 } }
+  func set(_ value: Value) { state.withLock { $0 = value } }
 }

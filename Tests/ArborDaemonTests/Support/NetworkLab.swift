@@ -97,6 +97,10 @@ final class NetworkLab: Sendable {
     [Self.ip, "netns", "exec", "\(name)d\(index)"]
   }
 
+  /// Restarts the server (`pg_ctl restart -m fast`): every session ends, every advisory
+  /// lock is released.
+  func restartServer() async throws { try await run(["restart", name, directory]) }
+
   /// Cuts daemon `index`'s link: packets stop both ways, the server is not told.
   func cut(_ index: Int) async throws { try await run(["cut", name, String(index)]) }
 
