@@ -9,7 +9,7 @@
 #
 # For a server reached over TCP, TRUST_NETWORK (a CIDR such as 10.231.0.0/16) lets that
 # network in without a password, and POSTGRES_OPTIONS adds server settings
-# ("-c tcp_keepalives_idle=1 …").
+# ("-c tcp_keepalives_idle=1 …"). POSTGRES_MAX_CONNECTIONS sets max_connections (200).
 #
 # PostgreSQL refuses to run as root: as root, the server runs as the `postgres` user that
 # Debian's package creates.
@@ -51,7 +51,7 @@ case "$command" in
       echo "host all all $TRUST_NETWORK trust" >>"$dir/data/pg_hba.conf"
     fi
     as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-      -o "-k $dir -p $port -c listen_addresses='$listen' -c max_connections=200 -c fsync=on ${POSTGRES_OPTIONS:-}" start >/dev/null || {
+      -o "-k $dir -p $port -c listen_addresses='$listen' -c max_connections=${POSTGRES_MAX_CONNECTIONS:-200} -c fsync=on ${POSTGRES_OPTIONS:-}" start >/dev/null || {
       cat "$dir/server.log" >&2
       exit 1
     }

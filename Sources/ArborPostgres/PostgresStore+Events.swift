@@ -21,7 +21,7 @@ extension PostgresStore {
   /// ```
   public func publishEvents(batch: String, prune: Bool = false) async throws(StoreError) {
     do {
-      let connection = try await snapshots.connection()
+      let connection = try await services.connection()
       let term = self.term
       let rows = try await connection.query(
         """
@@ -45,9 +45,10 @@ extension PostgresStore {
   /// For a standby: the newest batch's number now (0 for none), where its reading starts.
   public func newestEventBatch() async throws(StoreError) -> Int64 {
     do {
-      let connection = try await reader.connection()
-      let rows = try await connection.query("SELECT coalesce(max(seq), 0)::bigint FROM events", logger: logger).collect()
-      return try rows.first?.decode(Int64.self) ?? 0
+      return try await reader.answering(within: Self.readTimeout) { [self] connection in
+        let rows = try await connection.query("SELECT coalesce(max(seq), 0)::bigint FROM events", logger: logger).collect()
+        return try rows.first?.decode(Int64.self) ?? 0
+      }
     } catch {
       throw Self.classify(error, location: location)
     }
@@ -56,14 +57,15 @@ extension PostgresStore {
   /// For a standby: the batches after `seq`, oldest first, at most `limit`.
   public func eventBatches(after seq: Int64, limit: Int = 100) async throws(StoreError) -> [(seq: Int64, batch: String)] {
     do {
-      let connection = try await reader.connection()
-      var batches: [(seq: Int64, batch: String)] = []
-      for try await (number, batch) in try await connection.query(
-        "SELECT seq, batch FROM events WHERE seq > \(seq) ORDER BY seq LIMIT \(limit)", logger: logger
-      ).decode((Int64, String).self) {
-        batches.append((number, batch))
+      return try await reader.answering(within: Self.readTimeout) { [self] connection in
+        var batches: [(seq: Int64, batch: String)] = []
+        for try await (number, batch) in try await connection.query(
+          "SELECT seq, batch FROM events WHERE seq > \(seq) ORDER BY seq LIMIT \(limit)", logger: logger
+        ).decode((Int64, String).self) {
+          batches.append((number, batch))
+        }
+        return batches
       }
-      return batches
     } catch {
       throw Self.classify(error, location: location)
     }

@@ -31,13 +31,15 @@ extension PostgresStore {
   /// ```
   public func forward(request: String, timeout: Duration) async throws(StoreError) -> String {
     do {
-      let connection = try await reader.connection()
       let sender = holder
-      let rows = try await connection.query(
-        "INSERT INTO intent_queue (sender, request) VALUES (\(sender), \(request)) RETURNING id", logger: logger
-      ).collect()
-      guard let id = try rows.first?.decode(Int64.self) else { throw StoreError(.io, path: location, "the intent could not be queued") }
-      try await connection.query("SELECT pg_notify(\(Self.intentChannel), \(String(id)))", logger: logger)
+      let id = try await reader.answering(within: Self.readTimeout) { [self] connection in
+        let rows = try await connection.query(
+          "INSERT INTO intent_queue (sender, request) VALUES (\(sender), \(request)) RETURNING id", logger: logger
+        ).collect()
+        guard let id = try rows.first?.decode(Int64.self) else { throw StoreError(.io, path: location, "the intent could not be queued") }
+        try await connection.query("SELECT pg_notify(\(Self.intentChannel), \(String(id)))", logger: logger)
+        return id
+      }
       return try await replies.wait(for: id, timeout: timeout, store: self)
     } catch {
       throw Self.classify(error, location: location)
@@ -46,9 +48,10 @@ extension PostgresStore {
 
   /// The reply of queued intent `id`, when it has one.
   func reply(of id: Int64) async throws -> String? {
-    let connection = try await reader.connection()
-    let rows = try await connection.query("SELECT reply FROM intent_queue WHERE id = \(id)", logger: logger).collect()
-    return try rows.first?.decode(String?.self)
+    try await reader.answering(within: Self.readTimeout) { [self] connection in
+      let rows = try await connection.query("SELECT reply FROM intent_queue WHERE id = \(id)", logger: logger).collect()
+      return try rows.first?.decode(String?.self)
+    }
   }
 
   /// For the leader: runs the intents standbys forward, in the order they were queued,
@@ -63,7 +66,7 @@ extension PostgresStore {
       do {
         let term = self.term
         guard term > 0 else { return }
-        let connection = try await snapshots.connection()
+        let connection = try await services.connection()
         if ContinuousClock.now - lastCleanup > .seconds(30) {
           lastCleanup = .now
           let unknown = Self.unknownOutcomeReply
@@ -86,13 +89,31 @@ extension PostgresStore {
           guard !claimed.isEmpty else { break }
           for intent in claimed.sorted(by: { $0.id < $1.id }) {
             let reply = await run(intent)
-            try await connection.query(
-              "UPDATE intent_queue SET reply = \(reply) WHERE id = \(intent.id) AND claimed_term = \(term)", logger: logger)
-            try await connection.query("SELECT pg_notify(\(Self.replyChannel), \(String(intent.id)))", logger: logger)
+            try await answer(intent.id, with: reply, term: term)
           }
         }
       } catch {
         logger.warning("forwarded intents could not be served from \(location): \(error); trying again")
+      }
+    }
+  }
+
+  /// Writes the reply of forwarded intent `id` and announces it. The intent has run: a lost
+  /// connection does not lose its reply, which is written again on a new one for up to
+  /// 10 s (unless another daemon leads meanwhile: then the row is its to answer).
+  private func answer(_ id: Int64, with reply: String, term: Int64) async throws {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while true {
+      do {
+        try await services.answering(within: Self.readTimeout) { [self] connection in
+          try await connection.query(
+            "UPDATE intent_queue SET reply = \(reply) WHERE id = \(id) AND claimed_term = \(term)", logger: logger)
+          try await connection.query("SELECT pg_notify(\(Self.replyChannel), \(String(id)))", logger: logger)
+        }
+        return
+      } catch {
+        guard ContinuousClock.now < deadline, self.term == term, !Task.isCancelled else { throw error }
+        try await Task.sleep(for: .milliseconds(200))
       }
     }
   }
@@ -130,7 +151,8 @@ final class ForwardedReplies: Sendable {
     }
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
-      if let reply = try await store.reply(of: id) { return reply }
+      // A read that fails (the server restarting) is tried again until the deadline.
+      if let reply = try? await store.reply(of: id) { return reply }
       // Woken by the announcement, or after 250 ms.
       let timer = Task { [self] in
         try? await Task.sleep(for: .milliseconds(250))

@@ -9,8 +9,7 @@ extension PostgresStore {
   /// SQLite store does, with the same checks. Waits on the calling thread.
   public func recover() throws(StoreError) -> StoreRecovery {
     try waiting { [self] in
-      let connection = try await reader.connection()
-      return try await connection.withTransaction(logger: logger) { connection in
+      return try await readings.inTransaction(logger: logger, within: Self.recoveryTimeout) { [self] connection in
         // One view of the tables for the whole read.
         try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: logger)
         guard let base = try await newestSnapshot(atOrBefore: nil, on: connection) else {
@@ -31,8 +30,7 @@ extension PostgresStore {
 
   public func state(at revision: UInt64) async throws(StoreError) -> SnapshotRecord? {
     do {
-      let connection = try await reader.connection()
-      return try await connection.withTransaction(logger: logger) { connection -> SnapshotRecord? in
+      return try await readings.inTransaction(logger: logger, within: Self.readTimeout * 3) { [self] connection -> SnapshotRecord? in
         try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: logger)
         guard let base = try await newestSnapshot(atOrBefore: revision, on: connection) else { return nil }
         let snapshot = try await readSnapshot(revision: base, on: connection)
@@ -44,23 +42,29 @@ extension PostgresStore {
     }
   }
 
+  /// How long a read may take before its connection is taken for cut.
+  static let readTimeout = Duration.seconds(10)
+  /// How long reading the whole state (a start, a standby's resync) may take.
+  static let recoveryTimeout = Duration.seconds(120)
+
   public func journal(since: UInt64, limit: Int) async throws(StoreError) -> [JournalEntry] {
     do {
-      let connection = try await reader.connection()
       let after = Int64(bitPattern: since)
       let count = Int64(max(0, limit))
-      var entries: [JournalEntry] = []
-      for try await (revision, time, intent, target, patch, checksum) in try await connection.query(
-        "SELECT revision, time, intent, target, patch, checksum FROM journal WHERE revision > \(after) ORDER BY revision LIMIT \(count)",
-        logger: logger
-      ).decode((Int64, Double, String?, String?, String, Int64).self) {
-        let number = UInt64(bitPattern: revision)
-        entries.append(
-          JournalEntry(
-            revision: number, time: Date(timeIntervalSince1970: time), intent: intent, target: target,
-            patch: try StoredRecords.patch(text: patch, checksum: checksum, revision: number, at: place)))
+      return try await reader.answering(within: Self.readTimeout) { [self] connection in
+        var entries: [JournalEntry] = []
+        for try await (revision, time, intent, target, patch, checksum) in try await connection.query(
+          "SELECT revision, time, intent, target, patch, checksum FROM journal WHERE revision > \(after) ORDER BY revision LIMIT \(count)",
+          logger: logger
+        ).decode((Int64, Double, String?, String?, String, Int64).self) {
+          let number = UInt64(bitPattern: revision)
+          entries.append(
+            JournalEntry(
+              revision: number, time: Date(timeIntervalSince1970: time), intent: intent, target: target,
+              patch: try StoredRecords.patch(text: patch, checksum: checksum, revision: number, at: place)))
+        }
+        return entries
       }
-      return entries
     } catch {
       throw Self.classify(error, location: location)
     }

@@ -141,7 +141,7 @@ extension PostgresStore {
       for part in 0..<parts where !complete {
         let slice = ByteBuffer(bytes: bytes[(part * Self.partSize)..<min(bytes.count, (part + 1) * Self.partSize)])
         let number = Int64(part)
-        try await connection.withTransaction(logger: logger) { connection in
+        try await snapshots.inTransaction(logger: logger) { [self] connection in
           // Fenced like the journal: a leader whose term was raised writes no part.
           try await checkTerm(on: connection)
           // The parts need no wait for the disk of their own: the row's commit comes after.
@@ -158,7 +158,7 @@ extension PostgresStore {
       let created = createdAt.timeIntervalSince1970
       let size = Int64(bytes.count)
       let partCount = Int64(parts)
-      try await connection.withTransaction(logger: logger) { connection in
+      try await snapshots.inTransaction(logger: logger) { [self] connection in
         try await checkTerm(on: connection)
         if replaces {
           try await connection.query("DELETE FROM snapshots WHERE revision = \(key)", logger: logger)

@@ -41,8 +41,12 @@ public final class PostgresStore: StateStore {
   let leader: PostgresSession
   /// Writes snapshots (each transaction checks the term like the journal's).
   let snapshots: PostgresSession
-  /// Reads: recovery, `state.at`, `history.changes`.
+  /// Reads of single statements: `history.changes`, forwarding, events, who leads.
   let reader: PostgresSession
+  /// Reads in one transaction each, one at a time: recovery, `state.at`.
+  let readings: PostgresSession
+  /// The leader's services: forwarded intents and events for the standbys.
+  let services: PostgresSession
   private let bytes = Atomic<Int>(0)
   /// A standby's waits for the replies of the intents it forwarded.
   let replies = ForwardedReplies()
@@ -75,6 +79,8 @@ public final class PostgresStore: StateStore {
     self.leader = leader
     self.snapshots = PostgresSession(address: address, logger: logger)
     self.reader = PostgresSession(address: address, logger: logger)
+    self.readings = PostgresSession(address: address, logger: logger)
+    self.services = PostgresSession(address: address, logger: logger)
   }
 
   /// Opens the store in the database at `address` and becomes its leader, creating the
@@ -100,9 +106,16 @@ public final class PostgresStore: StateStore {
         } catch let error as StoreError where error.kind == .busy && standbyWhenLed {
           led = false
         }
-        recorded = try await check(connection, root: root, schema: schema, allowingOtherSchema: allowingOtherSchema, location: location, logger: logger)
-        guard led else { return }
-        term = try await takeLead(connection, root: root, schema: schema, recorded: recorded, holder: holder, fsync: fsync, logger: logger)
+        do {
+          recorded = try await check(connection, root: root, schema: schema, allowingOtherSchema: allowingOtherSchema, location: location, logger: logger)
+          guard led else { return }
+          term = try await takeLead(connection, root: root, schema: schema, recorded: recorded, holder: holder, fsync: fsync, logger: logger)
+        } catch {
+          // Released now, not when the server gets round to ending the closed session: a
+          // daemon started right after this refused one must not find the store led.
+          if led { try? await unlock(connection, logger: logger) }
+          throw error
+        }
       }
       let store = PostgresStore(
         address: address, fsync: fsync, recordedSchema: recorded, term: term, holder: holder, logger: logger, leader: leader, root: root,
@@ -125,14 +138,23 @@ public final class PostgresStore: StateStore {
   public func tryToLead() async throws(StoreError) -> Bool {
     guard !isLeading else { return true }
     do {
-      let connection = try await leader.connection()
-      do {
-        try await Self.lead(connection, holder: holder, location: location, logger: logger)
-      } catch let error as StoreError where error.kind == .busy {
-        return false
+      // A session that does not answer (a cut network) is closed and made again at the next
+      // try, rather than hold the standby's watch for the lead forever.
+      let term = try await leader.answering(within: Self.readTimeout) { [self] connection -> Int64? in
+        do {
+          try await Self.lead(connection, holder: holder, location: location, logger: logger)
+        } catch let error as StoreError where error.kind == .busy {
+          return nil
+        }
+        do {
+          let recorded = try await Self.check(connection, root: root, schema: schema, allowingOtherSchema: true, location: location, logger: logger)
+          return try await Self.takeLead(connection, root: root, schema: schema, recorded: recorded, holder: holder, fsync: fsync, logger: logger)
+        } catch {
+          try? await Self.unlock(connection, logger: logger)
+          throw error
+        }
       }
-      let recorded = try await Self.check(connection, root: root, schema: schema, allowingOtherSchema: true, location: location, logger: logger)
-      let term = try await Self.takeLead(connection, root: root, schema: schema, recorded: recorded, holder: holder, fsync: fsync, logger: logger)
+      guard let term else { return false }
       leading.store(term, ordering: .releasing)
       return true
     } catch {
@@ -178,11 +200,16 @@ public final class PostgresStore: StateStore {
 
   /// Who leads the store now, as `store_leader` says; nil when nobody has yet.
   public func leaderHolder() async -> (holder: String, term: Int64)? {
-    guard let connection = try? await reader.connection(),
-      let rows = try? await connection.query("SELECT holder, term FROM store_leader WHERE id = 1", logger: logger).collect(),
-      let (holder, term) = try? rows.first?.decode((String, Int64).self)
-    else { return nil }
-    return (holder, term)
+    try? await reader.answering(within: Self.readTimeout) { [self] connection in
+      let rows = try await connection.query("SELECT holder, term FROM store_leader WHERE id = 1", logger: logger).collect()
+      guard let (holder, term) = try rows.first?.decode((String, Int64).self) else { return nil }
+      return (holder, term)
+    }
+  }
+
+  /// Releases the leader's advisory lock on `connection`'s session.
+  static func unlock(_ connection: PostgresConnection, logger: Logger) async throws {
+    try await connection.query("SELECT pg_advisory_unlock(\(PostgresSchema.leaderLock))", logger: logger)
   }
 
   /// Takes the leader's advisory lock on `connection`'s session, or says who holds it.
@@ -354,8 +381,7 @@ public final class PostgresStore: StateStore {
 
   public func recordSchema(_ schema: String) async throws(StoreError) {
     do {
-      let connection = try await snapshots.connection()
-      try await connection.withTransaction(logger: logger) { connection in
+      try await snapshots.inTransaction(logger: logger) { [self] connection in
         try await checkTerm(on: connection)
         try await connection.query(
           "INSERT INTO store_info (key, value) VALUES ('schema', \(schema)) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -375,6 +401,8 @@ public final class PostgresStore: StateStore {
   public func close() async {
     replies.stop()
     await reader.close()
+    await readings.close()
+    await services.close()
     await snapshots.close()
     if isLeading, leader.isOpen, let connection = try? await leader.connection() {
       _ = try? await connection.query("SELECT pg_advisory_unlock_all()", logger: logger)

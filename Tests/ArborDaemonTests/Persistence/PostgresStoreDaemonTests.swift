@@ -266,8 +266,15 @@ import Testing
         try await Task.sleep(for: .milliseconds(500))
         // The server notices the leader is gone (its keepalives would): the lead is free.
         link.serverNotices()
-        try await eventually("the second daemon to lead", seconds: 15) {
-          (try? await ArborClient(socketPath: second.socket).call("daemon.status"))?["journal"]?["lead"]?["standby"] == false
+        do {
+          try await eventually("the second daemon to lead", seconds: 15) {
+            (try? await ArborClient(socketPath: second.socket).call("daemon.status"))?["journal"]?["lead"]?["standby"] == false
+          }
+        } catch {
+          let locks = (try? await PostgresTestServer.sql(
+            "SELECT a.pid, a.backend_start, a.state, a.wait_event_type, a.wait_event, (SELECT string_agg(l.locktype || ':' || l.mode || ':' || l.granted, ',') FROM pg_locks l WHERE l.pid = a.pid), left(a.query, 60) FROM pg_stat_activity a WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()",
+            on: address)) ?? "?"
+          throw HarnessError("\(error)\nthe advisory locks: \(locks)\nthe first daemon's log:\n\(first.log)\nthe second's:\n\(second.log)")
         }
         let reply = try await ArborClient(socketPath: second.socket).call(
           "intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])

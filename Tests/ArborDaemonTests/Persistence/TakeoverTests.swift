@@ -105,26 +105,40 @@ import Testing
   }
 
   /// Clients call `incrementTapped` on their counter, each `(daemon, counter)` on a
-  /// connection of its own, until a call fails or `disrupt` returned; returns the revisions
+  /// connection of its own (`pause` between calls), until a call fails or `disrupt` returned; returns the revisions
   /// acknowledged, each with its counter, and what `disrupt` returned.
   static func callIntents<T: Sendable>(
-    _ clients: [(SpawnedDaemon, Int)], disrupt: @escaping @Sendable () async throws -> T
+    _ clients: [(SpawnedDaemon, Int)], pause: Duration = .zero, disrupt: @escaping @Sendable () async throws -> T
   ) async throws -> (acks: [(UInt64, Int)], disrupted: T) {
-    let connections = try await clients.asyncMap { (daemon, counter) in (try await daemon.connect(), counter) }
-    defer { for (connection, _) in connections { connection.close() } }
+    let connections = try await clients.asyncMap { (daemon, counter) in (try await daemon.connect(), counter, daemon.socket) }
+    defer { for (connection, _, _) in connections { connection.close() } }
     let stop = StopFlag()
-    return try await withDeadline("clients' calls to end after the leader was disrupted", seconds: 60) {
+    // The calls under way, for the message of a deadline that passed.
+    let calling = LockedBox<[Int: String]>([:])
+    do {
+      return try await calls(connections, pause: pause, stop: stop, calling: calling, disrupt: disrupt)
+    } catch {
+      throw HarnessError("\(error); calls still under way: \(calling.value.values.sorted())")
+    }
+  }
+
+  private static func calls<T: Sendable>(
+    _ connections: [(ArborConnection, Int, String)], pause: Duration, stop: StopFlag, calling: LockedBox<[Int: String]>,
+    disrupt: @escaping @Sendable () async throws -> T
+  ) async throws -> (acks: [(UInt64, Int)], disrupted: T) {
+    try await withDeadline("clients' calls to end after the leader was disrupted", seconds: 60) {
       try await withThrowingTaskGroup(of: [(UInt64, Int)].self) { group -> ([(UInt64, Int)], T) in
-        for (connection, counter) in connections {
+        for (connection, counter, socket) in connections {
           group.addTask {
             var acks: [(UInt64, Int)] = []
             while !stop.isSet {
-              guard
-                let reply = try? await connection.call(
-                  "intent.call", ["target": .string("/counters/\(counter)/counter"), "intent": "incrementTapped"]),
-                let revision = reply["revision"]?.intValue
-              else { return acks }
+              calling.update { $0[counter] = "counter \(counter) on \(socket) since \(Date())" }
+              let reply = try? await connection.call(
+                "intent.call", ["target": .string("/counters/\(counter)/counter"), "intent": "incrementTapped"])
+              calling.update { $0[counter] = nil }
+              guard let reply, let revision = reply["revision"]?.intValue else { return acks }
               acks.append((UInt64(revision), counter))
+              if pause > .zero { try? await Task.sleep(for: pause) }
             }
             return acks
           }

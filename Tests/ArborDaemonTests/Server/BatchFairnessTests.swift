@@ -228,7 +228,7 @@ final class LineClient: @unchecked Sendable {
   private var pending: [UInt8] = []
 
   init(path: String, timeoutSeconds: Int = 120, receiveBuffer: Int? = nil) throws {
-    fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw HarnessError("socket() failed: \(errno)") }
     var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

@@ -28,7 +28,10 @@ final class CuttableLink: Sendable {
   private let state = Mutex(State())
 
   init(to path: String) throws {
-    let (listener, port) = try boundLoopbackSocket()
+    // Every descriptor of the link is closed on exec: a daemon another test starts
+    // meanwhile would otherwise hold a copy, and closing the server's side would not end
+    // the connection.
+    let (listener, port) = try boundLoopbackSocket(closeOnExec: true)
     guard Glibc.listen(listener, 64) == 0 else {
       close(listener)
       throw HarnessError("the link could not listen on loopback: \(errno)")
@@ -41,6 +44,9 @@ final class CuttableLink: Sendable {
         guard poll(&poller, 1, 100) > 0 else { continue }
         let client = accept(listener, nil, nil)
         guard client >= 0 else { continue }
+        // (accept4 is not exported to Swift by Glibc; the window before this is a few
+        // instructions, not the connection's life.)
+        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
         guard let server = try? RawSocket.connectedDescriptor(to: path) else {
           close(client)
           continue

@@ -14,9 +14,10 @@ final class RawSocket: @unchecked Sendable {
     fd = try Self.connectedDescriptor(to: path, receiveBuffer: receiveBuffer)
   }
 
-  /// A descriptor connected to the Unix socket at `path` (blocking).
+  /// A descriptor connected to the Unix socket at `path` (blocking). Closed on exec: a
+  /// process the tests start meanwhile must not hold it open.
   static func connectedDescriptor(to path: String, receiveBuffer: Int? = nil) throws -> Int32 {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw HarnessError("socket() failed: \(errno)") }
     if var size = receiveBuffer.map(Int32.init) {
       setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))

@@ -51,6 +51,11 @@ final class SpawnedDaemon: Sendable {
     try await DaemonHarness.waitUntilListening(socket)
   }
 
+  /// What the daemon logged (all its starts), for a failure's message.
+  var log: String {
+    (try? String(contentsOfFile: directory + "/daemon.log", encoding: .utf8)) ?? "(no log)"
+  }
+
   func kill() {
     let child = pid.withLock { $0 }
     if child > 0 { Glibc.kill(child, SIGKILL) }

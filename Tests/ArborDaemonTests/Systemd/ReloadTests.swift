@@ -16,12 +16,16 @@ import Testing
   /// Opens connections until one is refused (the daemon's error line, then the close);
   /// returns how many were served. Closes them all.
   static func servedConnections(_ daemon: DaemonUnderTest, trying: Int) async throws -> Int {
-    // The connections of the previous count are closed, but a loaded daemon sees them go
-    // a little later; counting again at once would find them still counted, every time.
-    try await Task.sleep(for: .milliseconds(100))
-    var open: [ArborConnection] = []
+    // Connections of an earlier count are closed, but a loaded daemon may count them a
+    // while longer: the first connection asks how many the daemon counts now (itself
+    // included), and the count is that plus the connections served after it.
+    let first = try await daemon.connect()
+    var open: [ArborConnection] = [first]
     defer { for connection in open { connection.close() } }
-    for _ in 0..<trying {
+    guard let status = try? await withDeadline("daemon.status", { try await first.call("daemon.status") }),
+      let counted = status["clients"]?.intValue
+    else { return 0 }
+    for _ in 1..<trying {
       let connection = try await daemon.connect()
       // A refused connection gets an error line with a null id, then is closed: the
       // request fails.
@@ -29,11 +33,11 @@ import Testing
         reply.error == nil
       else {
         connection.close()
-        return open.count
+        return Int(counted) + open.count - 1
       }
       open.append(connection)
     }
-    return open.count
+    return Int(counted) + open.count - 1
   }
 
   @Test func sighupAppliesTheSettingsFileAndKeepsThemWhenTheFileIsWrong() async throws {
@@ -65,8 +69,15 @@ import Testing
       kill(daemon.pid, SIGHUP)
       try await eventually("READY=1 after the failed reload") { listener.count(of: "READY=1") > readyBeforeBad }
       #expect(daemon.log.contains("the settings were not reloaded, the ones in force stay: \(config):1: max-connections must be a positive integer, not 'lots'"), "\(daemon.log)")
-      try await eventually("the previous limit to stay: four connections served, the fifth refused", seconds: 60) {
-        try await Self.servedConnections(daemon, trying: 5) == 4
+      let seen = LockedBox<[Int]>([])
+      do {
+        try await eventually("the previous limit to stay: four connections served, the fifth refused", seconds: 60) {
+          let served = try await Self.servedConnections(daemon, trying: 5)
+          seen.update { $0.append(served) }
+          return served == 4
+        }
+      } catch {
+        throw HarnessError("\(error); counts seen: \(seen.value.suffix(20)); the daemon's log ends: \(daemon.log.suffix(3000))")
       }
     }
   }

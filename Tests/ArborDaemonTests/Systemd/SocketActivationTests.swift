@@ -103,9 +103,10 @@ func freeLoopbackPort() throws -> Int {
   return port
 }
 
-/// A TCP socket bound to 127.0.0.1 on a port the system picked, and the port.
-func boundLoopbackSocket() throws -> (descriptor: Int32, port: Int) {
-  let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+/// A TCP socket bound to 127.0.0.1 on a port the system picked, and the port; closed on
+/// exec unless it is meant for a child (a socket systemd would pass).
+func boundLoopbackSocket(closeOnExec: Bool = false) throws -> (descriptor: Int32, port: Int) {
+  let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | (closeOnExec ? Int32(SOCK_CLOEXEC.rawValue) : 0), 0)
   guard descriptor >= 0 else { throw HarnessError("socket() failed: \(errno)") }
   var address = sockaddr_in()
   address.sin_family = sa_family_t(AF_INET)
