@@ -252,9 +252,10 @@ public struct ArborDaemon<Root: Model>: Sendable {
     let host = ModelHost(
       anchor: anchor, undoHistory: keepsHistory ? recovery.undoHistory : UndoHistory(), undoDepth: undoDepth, dependencies: dependencies)
     let journalled = (try? await NIOThreadPool.singleton.runIfActive { try store.journalRange()?.upperBound }) ?? nil
+    let snapshots = (try? await NIOThreadPool.singleton.runIfActive { try store.snapshotRevisions() }) ?? []
     let parts = DaemonParts(
       name: name, host: host, options: options, commandLine: self.options, logLevel: context.level, paths: paths, adopted: context.adopted,
-      adoptedHTTP: context.adoptedHTTP, store: store, journalledThrough: max(base ?? 0, journalled ?? 0), base: base,
+      adoptedHTTP: context.adoptedHTTP, store: store, snapshotRevisions: snapshots, journalledThrough: max(base ?? 0, journalled ?? 0), base: base,
       restoredState: base != nil && base == recovery.record?.revision ? recovery.record?.state : nil, logger: logger)
     try await parts.run(parts.services(listening: { started(anchor) }), stop: context.stop, handlingSignals: context.handlingSignals)
     return parts.leadLost.load(ordering: .acquiring)
@@ -355,9 +356,10 @@ extension ArborDaemon {
     }
     let replica = ReplicaHost<Root>(record: record)
     let leader = await store.leaderHolder()
+    let snapshots = (try? await NIOThreadPool.singleton.runIfActive { try store.snapshotRevisions() }) ?? []
     let parts = DaemonParts(
       name: name, host: replica, options: options, commandLine: self.options, logLevel: context.level, paths: paths, adopted: context.adopted,
-      adoptedHTTP: context.adoptedHTTP, store: store, journalledThrough: record.revision, base: record.revision, restoredState: record.state,
+      adoptedHTTP: context.adoptedHTTP, store: store, snapshotRevisions: snapshots, journalledThrough: record.revision, base: record.revision, restoredState: record.state,
       standby: StandbyLeader(holder: leader?.holder, term: leader?.term, store: store.location, forwards: options.forwardIntents),
       logger: logger)
     logger.info("a standby of \(store.location) at revision \(record.revision): \(leader?.holder ?? "another daemon") leads it")

@@ -57,13 +57,15 @@ final class DaemonParts: Sendable {
 
   /// - Parameters:
   ///   - options: the command line with the settings file applied.
+  ///   - snapshotRevisions: the revisions of the snapshots the store holds (read on a thread
+  ///     that may wait, never here: this runs on the cooperative pool).
   ///   - journalledThrough: the newest revision the journal holds (or a snapshot stands for).
   ///   - base: the revision whose state the store holds as the tree is now.
   ///   - restoredState: the state the tree was restored from, when the store held it as it is.
   init(
     name: String, host: any TreeHost, options: DaemonOptions, commandLine: DaemonOptions, logLevel: SharedLogLevel, paths: DaemonPaths,
-    adopted: ListenSockets.Socket?, adoptedHTTP: ListenSockets.Socket? = nil, store: any StateStore, journalledThrough: UInt64, base: UInt64?, restoredState: JSONValue?,
-    standby: StandbyLeader? = nil, logger: Logger
+    adopted: ListenSockets.Socket?, adoptedHTTP: ListenSockets.Socket? = nil, store: any StateStore, snapshotRevisions: [UInt64],
+    journalledThrough: UInt64, base: UInt64?, restoredState: JSONValue?, standby: StandbyLeader? = nil, logger: Logger
   ) {
     self.name = name
     self.host = host
@@ -77,7 +79,8 @@ final class DaemonParts: Sendable {
     self.live = LockedState(options)
     hub = WatchHub(historyLimit: options.history, logger: logger)
     let journal = DaemonJournal(
-      store: store, host: host, hub: hub, options: options, journalledThrough: journalledThrough, logger: logger)
+      store: store, snapshotRevisions: snapshotRevisions, host: host, hub: hub, options: options, journalledThrough: journalledThrough,
+      logger: logger)
     self.journal = journal
     // Under --fsync always, watchers see a revision once it is on disk.
     let initial = base.flatMap { base in restoredState.map { (revision: base, value: $0) } }
@@ -198,6 +201,10 @@ final class DaemonParts: Sendable {
     try pipeline.addHandler(ByteToMessageHandler(LineDecoder(maxLineLength: max(1, options.maxLineBytes))))
     try pipeline.addHandler(RPCLineCodec())
     try pipeline.addHandler(RequestStage(connection: connection, handler: handler, hub: hub, options: options, logger: logger, batcher: batcher))
+    // A connection accepted while the daemon drains may have missed the closing of every
+    // connection (`ConnectionRegistry.closeAll`); in a daemon that changes role rather
+    // than exits, it would stay open with nobody to answer it.
+    if handler.stopping.load(ordering: .acquiring) { channel.close(promise: nil) }
   }
 
   private static func refuse(_ channel: any Channel, limit: Int) {

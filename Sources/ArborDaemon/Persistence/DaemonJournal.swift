@@ -62,7 +62,8 @@ final class DaemonJournal: Sendable {
   private let standbyOf = LockedState<StandbyLeader?>(nil)
 
   init(
-    store: any StateStore, host: any TreeHost, hub: WatchHub, options: DaemonOptions, journalledThrough: UInt64, logger: Logger
+    store: any StateStore, snapshotRevisions snapshots: [UInt64], host: any TreeHost, hub: WatchHub, options: DaemonOptions,
+    journalledThrough: UInt64, logger: Logger
   ) {
     self.store = store
     self.writer = JournalWriter(store: store, after: journalledThrough, window: .milliseconds(max(1, options.fsyncWindow)))
@@ -75,7 +76,6 @@ final class DaemonJournal: Sendable {
     state.withLock {
       // The newest snapshot the store holds: compaction counts from it, never from the
       // revision the tree was restored at (which may be far ahead of it).
-      let snapshots = (try? store.snapshotRevisions()) ?? []
       $0.snapshotRevision = snapshots.last ?? 0
       $0.oldestKept = snapshots.first
     }

@@ -14,10 +14,18 @@ struct EventFollower: Service {
   let logger: Logger
 
   func run() async throws {
+    // Ends at once on a stop or a takeover, as ``JournalFollower`` does.
+    let following = Task { await follow() }
+    try? await gracefulShutdown()
+    following.cancel()
+  }
+
+  private func follow() async {
     var seen: Int64?
     let wakeups = store.eventWakeups(every: .seconds(1))
     defer { wakeups.cancel() }
-    for await _ in wakeups.stream.cancelOnGracefulShutdown() {
+    for await _ in wakeups.stream {
+      if Task.isCancelled { return }
       do {
         guard let after = seen else {
           seen = try await store.newestEventBatch()

@@ -23,10 +23,20 @@ struct JournalFollower<Root: Model>: Service {
   let logger: Logger
 
   func run() async throws {
+    // The service ends at once when the daemon stops or takes the lead: the reading is
+    // cancelled and not waited for (a read the server does not answer ends at its
+    // deadline, with nobody waiting on it).
+    let following = Task { await follow() }
+    try? await gracefulShutdown()
+    following.cancel()
+  }
+
+  private func follow() async {
     let wakeups = store.journalWakeups(every: .seconds(1))
     defer { wakeups.cancel() }
     var named = ContinuousClock.now - .seconds(1)
-    for await _ in wakeups.stream.cancelOnGracefulShutdown() {
+    for await _ in wakeups.stream {
+      if Task.isCancelled { return }
       await catchUp()
       // Who leads, for refusals and status: read once a second, not at each transaction.
       if ContinuousClock.now - named >= .seconds(1) {

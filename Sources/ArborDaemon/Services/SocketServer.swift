@@ -77,7 +77,7 @@ struct SocketServer: Service, CustomStringConvertible {
   private func drain() async {
     let logger = parts.logger
     logger.info("stopping: waiting for \(parts.stats.intentsInFlight) running intents")
-    parts.handler.stopping.store(true, ordering: .relaxed)
+    parts.handler.stopping.store(true, ordering: .releasing)
     parts.serving.store(false, ordering: .relaxed)
     if await !parts.stats.waitForIntentsToFinish(until: .now + .seconds(10)) {
       logger.warning("stopping with \(parts.stats.intentsInFlight) intents still running after 10 s")

@@ -44,8 +44,10 @@ struct NetworkCutTests {
   enum Disruption: String { case kill, cut }
 
   @Test func theLeaderKilledOrCutOffAtRandomMomentsLosesNothingAcknowledged() async throws {
-    let lab = try await NetworkLab.start(daemons: 2)
-    defer { lab.stop() }
+    try await NetworkLab.with(daemons: 2) { lab in try await Self.killAndCutRepeatedly(lab) }
+  }
+
+  static func killAndCutRepeatedly(_ lab: NetworkLab) async throws {
     let database = try await lab.newDatabase()
     let daemons = try (1...2).map { try SpawnedDaemon(store: lab.address(of: database, from: $0), launcher: lab.launcher($0)) }
     defer { for daemon in daemons { daemon.kill() } }
@@ -116,12 +118,12 @@ struct NetworkCutTests {
   /// write does not return); see Docs/Testing.md.
   @Test(.enabled(if: NetworkCutTests.restarts > 0, "set ARBOR_RESTART_CYCLES to restart PostgreSQL under load"))
   func aRestartOfTheServerLeavesOneLeaderAndLosesNothingAcknowledged() async throws {
-    let lab = try await NetworkLab.start(daemons: 2)
-    defer { lab.stop() }
-    let database = try await lab.newDatabase()
-    let daemons = try (1...2).map { try SpawnedDaemon(store: lab.address(of: database, from: $0), launcher: lab.launcher($0)) }
-    defer { for daemon in daemons { daemon.kill() } }
-    try await Self.showingLogs(of: daemons) { try await Self.restartRepeatedly(lab, daemons) }
+    try await NetworkLab.with(daemons: 2) { lab in
+      let database = try await lab.newDatabase()
+      let daemons = try (1...2).map { try SpawnedDaemon(store: lab.address(of: database, from: $0), launcher: lab.launcher($0)) }
+      defer { for daemon in daemons { daemon.kill() } }
+      try await Self.showingLogs(of: daemons) { try await Self.restartRepeatedly(lab, daemons) }
+    }
   }
 
   /// Runs `body`; if it throws, the error says what the daemons logged.

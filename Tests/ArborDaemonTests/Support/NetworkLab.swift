@@ -14,10 +14,11 @@ import SystemPackage
 /// TCP; the tests reach the daemons' Unix sockets (files) from where they are.
 ///
 /// ```swift
-/// let lab = try await NetworkLab.start(daemons: 2)
-/// defer { lab.stop() }
-/// let daemon = try SpawnedDaemon(store: try await lab.newDatabase(from: 1), launcher: lab.launcher(1))
-/// try await lab.cut(1)
+/// try await NetworkLab.with(daemons: 2) { lab in
+///   let database = try await lab.newDatabase()
+///   let daemon = try SpawnedDaemon(store: lab.address(of: database, from: 1), launcher: lab.launcher(1))
+///   try await lab.cut(1)
+/// }
 /// ```
 final class NetworkLab: Sendable {
   let name: String
@@ -64,7 +65,7 @@ final class NetworkLab: Sendable {
       try await lab.run(["up", name, String(daemons)])
       try await lab.run(["postgres", name, lab.directory, String(lab.port)])
     } catch {
-      lab.stop()
+      await lab.stop()
       throw error
     }
     return lab
@@ -107,9 +108,23 @@ final class NetworkLab: Sendable {
   /// Brings daemon `index`'s link back.
   func mend(_ index: Int) async throws { try await run(["mend", name, String(index)]) }
 
-  /// Stops the server and every process left in the namespaces, and deletes them.
-  func stop() {
-    _ = system("/bin/bash '\(Self.script)' down '\(name)' '\(directory)' >/dev/null 2>&1")
+  /// Starts a lab, runs `body` with it, and stops it however `body` ended.
+  static func with<T>(daemons: Int, _ body: (NetworkLab) async throws -> T) async throws -> T {
+    let lab = try await start(daemons: daemons)
+    do {
+      let result = try await body(lab)
+      await lab.stop()
+      return result
+    } catch {
+      await lab.stop()
+      throw error
+    }
+  }
+
+  /// Stops the server and every process left in the namespaces, and deletes them (a
+  /// child process awaited, never a thread of the cooperative pool held).
+  func stop() async {
+    try? await run(["down", name, directory])
     Self.open.withLock { labs in labs.removeAll { $0.name == name } }
   }
 
