@@ -9,10 +9,13 @@ final class PostgresSession: Sendable {
   let address: PostgresAddress
   let logger: Logger
   private let connection = LockedState<PostgresConnection?>(nil)
-  /// Taken by each transaction on this session (``inTransaction(logger:_:)``).
-  private let turns = SessionTurns()
+  /// Taken by each transaction on this session (``inTransaction(logger:within:_:)``):
+  /// PostgreSQL runs a connection's statements in the order they arrive, so a statement
+  /// another task sent while a transaction is open would run inside it (and
+  /// `SET TRANSACTION` must come first).
+  private let turns = AsyncTurns()
   /// Taken while a connection is made.
-  private let connecting = SessionTurns()
+  private let connecting = AsyncTurns()
   private let nextID = LockedState(1)
 
   init(address: PostgresAddress, logger: Logger) {

@@ -52,7 +52,10 @@ final class DaemonJournal: Sendable {
   }
 
   private let state = LockedState(State())
-  private let gate = SnapshotGate()
+  /// One snapshot saved at a time: a compaction, a rebase and the final snapshot each
+  /// write a record in several transactions, and two of the same revision at once would
+  /// write each other's parts.
+  private let gate = AsyncTurns()
   private let snapshotObserver = LockedState<(@Sendable (Duration, Int) -> Void)?>(nil)
   /// The journal cannot follow the tree because the snapshot it must rebase on cannot be
   /// saved: writes are refused until it can (the reason is in `rebaseError`).
@@ -337,7 +340,7 @@ final class DaemonJournal: Sendable {
   /// Saves `record` and trims the journal to the window; one save at a time. With
   /// `undoHistory`, the kept undo history becomes it (a rebase).
   private func save(_ record: SnapshotRecord, undoHistory: UndoHistory? = nil) async throws {
-    try await gate.run { try await write(record, undoHistory: undoHistory) }
+    try await gate.take { try await write(record, undoHistory: undoHistory) }
   }
 
   private func write(_ record: SnapshotRecord, undoHistory: UndoHistory?) async throws {

@@ -14,10 +14,7 @@ struct EventFollower: Service {
   let logger: Logger
 
   func run() async throws {
-    // Ends at once on a stop or a takeover, as ``JournalFollower`` does.
-    let following = Task { await follow() }
-    try? await gracefulShutdown()
-    following.cancel()
+    await untilShutdown { await follow() }
   }
 
   private func follow() async {

@@ -23,12 +23,7 @@ struct JournalFollower<Root: Model>: Service {
   let logger: Logger
 
   func run() async throws {
-    // The service ends at once when the daemon stops or takes the lead: the reading is
-    // cancelled and not waited for (a read the server does not answer ends at its
-    // deadline, with nobody waiting on it).
-    let following = Task { await follow() }
-    try? await gracefulShutdown()
-    following.cancel()
+    await untilShutdown { await follow() }
   }
 
   private func follow() async {

@@ -1,9 +1,11 @@
-import ArborLocking
-
-/// Lets one snapshot be saved at a time: a compaction, a rebase and the final snapshot
-/// each write a record in several transactions, and two of the same revision at once
-/// would write each other's parts. Waiting here suspends; it never blocks a thread.
-final class SnapshotGate: Sendable {
+/// Turns for async work that must run one at a time, given in the order they were asked
+/// for. Waiting for a turn suspends; it never blocks a thread.
+///
+/// ```swift
+/// let turns = AsyncTurns()
+/// let saved = try await turns.take { try await saveInSeveralTransactions() }
+/// ```
+public final class AsyncTurns: Sendable {
   private struct State {
     var busy = false
     var waiting: [CheckedContinuation<Void, Never>] = []
@@ -11,8 +13,10 @@ final class SnapshotGate: Sendable {
 
   private let state = LockedState(State())
 
-  /// Runs `body` once no other body of this gate runs.
-  func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+  public init() {}
+
+  /// Runs `body` once every earlier turn has ended.
+  public func take<T>(_ body: () async throws -> T) async throws -> T {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       let now = state.withLock { state -> Bool in
         guard state.busy else {
