@@ -45,13 +45,15 @@ extension DaemonsUnderLoad {
     enum Disruption: String { case kill, cut }
 
     @Test func theLeaderKilledOrCutOffAtRandomMomentsLosesNothingAcknowledged() async throws {
-      try await NetworkLab.with(daemons: 2) { lab in try await Self.killAndCutRepeatedly(lab) }
+      try await NetworkLab.with(daemons: 2) { lab in
+        let database = try await lab.newDatabase()
+        let daemons = try (1...2).map { try SpawnedDaemon(store: lab.address(of: database, from: $0), launcher: lab.launcher($0)) }
+        defer { for daemon in daemons { daemon.kill() } }
+        try await Self.showingLogs(of: daemons) { try await Self.killAndCutRepeatedly(lab, database, daemons) }
+      }
     }
 
-    static func killAndCutRepeatedly(_ lab: NetworkLab) async throws {
-      let database = try await lab.newDatabase()
-      let daemons = try (1...2).map { try SpawnedDaemon(store: lab.address(of: database, from: $0), launcher: lab.launcher($0)) }
-      defer { for daemon in daemons { daemon.kill() } }
+    static func killAndCutRepeatedly(_ lab: NetworkLab, _ database: String, _ daemons: [SpawnedDaemon]) async throws {
       try await TakeoverTests.addCounters(Self.counters, on: daemons[0])
       try await daemons[1].start()
       var leader = 0
