@@ -134,17 +134,18 @@ final class PostgresSession: Sendable {
         if first { continuation.resume(with: result) }
         return first
       }
-      Task {
-        let result = await attempt.result
-        if !settle(result), case .success(let late) = result { try? await late.close() }
-      }
-      Task {
-        try? await Task.sleep(for: connectTimeout)
+      let timer = Task {
+        try await Task.sleep(for: connectTimeout)
         _ = settle(
           .failure(
             StoreError(
               .unreachable, path: address.description,
               "the server did not accept a connection within \(connectTimeout): is it running and reachable?")))
+      }
+      Task {
+        let result = await attempt.result
+        // The timer is not left sleeping once the attempt has settled.
+        if settle(result) { timer.cancel() } else if case .success(let late) = result { try? await late.close() }
       }
     }
   }
