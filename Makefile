@@ -14,7 +14,7 @@ SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # in a temporary directory of their own (scripts/postgres-server.sh), and psql.
 APT_PACKAGES := pkg-config util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat prometheus chromium chromium-driver postgresql iproute2
 
-.PHONY: run run-socket tour test template test-busy test-busy-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-postgres bench-arborctl bench-store bench-inspector bench-allocations redis valgrind user-unit arborctl-extras clean
+.PHONY: run run-socket tour test build-release template test-busy test-busy-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-postgres bench-arborctl bench-store bench-inspector bench-allocations redis valgrind user-unit arborctl-extras clean
 
 prerequisites:
 	@missing=""; \
@@ -64,6 +64,12 @@ tour: prerequisites
 build: prerequisites
 	swift build $(SWIFT_BUILD_FLAGS) --build-tests
 	swift build $(SWIFT_BUILD_FLAGS) --product generate-manual
+
+# The release build the benchmarks and the service use: CI builds it too, since the
+# optimizer meets code the debug build never shows it (a crash of its coroutine splitting
+# once went unnoticed this way).
+build-release: prerequisites
+	swift build $(SWIFT_BUILD_FLAGS) -c release
 
 # One run of the whole suite: the test executable itself, under `timeout`. A normal run
 # takes under a minute; a run still going after TEST_TIMEOUT seconds is a failure, said

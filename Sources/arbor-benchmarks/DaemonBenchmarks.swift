@@ -39,6 +39,15 @@ struct DaemonBenchmarks {
     changes = quick ? 50 : 200
   }
 
+  /// Only the instruction counts (`arbor-benchmarks instructions`): the figure that does
+  /// not move with the machine's load, to steer the request path by.
+  func instructions() async {
+    let directory = NSTemporaryDirectory() + "arbor-bench-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    await countInstructions(in: directory)
+  }
+
   func run() async {
     raiseFileLimit()
     let directory = NSTemporaryDirectory() + "arbor-bench-\(getpid())"
@@ -125,14 +134,17 @@ struct DaemonBenchmarks {
     let counts = InstructionCounts(directory: directory, requests: quick ? 1_000 : 5_000)
     let socket = directory + "/counted.sock"
     let watcherStop = WatcherStop()
-    let arbor = await counts.measure(
-      "arbor", executable: Self.daemonBinary(),
-      arguments: ["--socket", socket, "--state-dir", directory + "/counted-state", "--fsync", "off", "--log-level", "warning"],
-      socket: socket, request: Self.incrementLine,
-      prepare: { socket in
-        _ = try LineLoad.roundTrips(socket: socket, clients: 1, requests: 1, request: Self.addRowLine)
-        try watcherStop.watchRoot(socket)
-      })
+    var arbor: InstructionCounts.Figures?
+    if let prepared = ValgrindForSwift.prepare(executable: Self.daemonBinary(), in: directory) {
+      arbor = await counts.measure(
+        "arbor", executable: prepared.executable,
+        arguments: ["--socket", socket, "--state-dir", directory + "/counted-state", "--fsync", "off", "--log-level", "warning"],
+        socket: socket, request: Self.incrementLine, preload: prepared.preload,
+        prepare: { socket in
+          _ = try LineLoad.roundTrips(socket: socket, clients: 1, requests: 1, request: Self.addRowLine)
+          try watcherStop.watchRoot(socket)
+        })
+    }
     watcherStop.stop()
     let redisSocket = directory + "/counted-redis.sock"
     let redis = await counts.measure(
@@ -141,8 +153,6 @@ struct DaemonBenchmarks {
     print(pad("server", 10), pad("instructions/request", 22), pad("mallocs/request", 16), "callgrind dump (callgrind_annotate FILE)")
     for (name, figures) in [("arbor", arbor), ("redis", redis)] {
       guard let figures else {
-        // Valgrind 3.19 and 3.24 stop at start with an internal SIGSEGV on this toolchain's
-        // Swift daemons (a Swift hello world runs); the CPU µs column above is then the figure.
         print(pad(name, 10), "not measured: valgrind could not run it (valgrind --tool=none \(name == "arbor" ? Self.daemonBinary() : "redis-server") --version says why)")
         continue
       }

@@ -27,14 +27,15 @@ struct InstructionCounts {
   /// Starts `executable` under callgrind, waits for `socket`, runs `prepare` (against the
   /// socket), warms up with `requests / 4` round trips, then counts `requests` of them.
   func measure(
-    _ label: String, executable: String, arguments: [String], socket: String, request: [UInt8],
+    _ label: String, executable: String, arguments: [String], socket: String, request: [UInt8], preload: String? = nil,
     prepare: @escaping @Sendable (String) throws -> Void = { _ in }
   ) async -> Figures? {
     let output = directory + "/callgrind.\(label)"
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments =
-      ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=\(output).%p"] + [executable] + arguments
+      (preload.map { ["LD_PRELOAD=\($0)"] } ?? [])
+      + ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=\(output).%p"] + [executable] + arguments
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     guard (try? process.run()) != nil else { return nil }

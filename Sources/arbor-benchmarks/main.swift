@@ -14,6 +14,7 @@ import Foundation
 //   swift run -c release arbor-benchmarks json           ArborJSON's parser and decoder vs Foundation's
 //   swift run -c release arbor-benchmarks all
 //   arbor-benchmarks daemon [--runs N]                  the daemon vs Redis (make bench-daemon)
+//   arbor-benchmarks instructions [--quick]             only its instructions per request under callgrind
 //   arbor-benchmarks store [--runs N]                   durable intents vs Redis, start-up and
 //                                                       snapshots of a 100,000-model tree (make bench-store)
 
@@ -79,6 +80,8 @@ for suite in selected {
   case "daemon":
     let runs = arguments.firstIndex(of: "--runs").flatMap { arguments.index(after: $0) < arguments.endIndex ? Int(arguments[arguments.index(after: $0)]) : nil } ?? 3
     await DaemonBenchmarks(quick: quick, runs: runs).run()
+  case "instructions":
+    await DaemonBenchmarks(quick: quick, runs: 1).instructions()
   case "postgres":
     let runs = arguments.firstIndex(of: "--runs").flatMap { arguments.index(after: $0) < arguments.endIndex ? Int(arguments[arguments.index(after: $0)]) : nil } ?? 3
     await PostgresBenchmarks(quick: quick, runs: runs).run()

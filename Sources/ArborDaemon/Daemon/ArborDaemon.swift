@@ -185,15 +185,85 @@ public struct ArborDaemon<Root: Model>: Sendable {
     _ store: any StateStore, _ context: StartContext, started: @escaping @Sendable (ModelAnchor<Root>) -> Void
   ) async throws -> Bool {
     let (options, logger) = (context.options, context.logger)
-    let file = store.location
-    let recovery: StoreRecovery
+    let recovery = try await Self.recover(store)
+    let undoDepth = max(1, options.undoDepth)
+    // The revision whose state the store holds as it is; nil when it must save one first.
+    let (anchor, restoredBase) = try restoreAnchor(from: recovery, store: store, undoDepth: undoDepth, logger: logger)
+    let keepsHistory = restoredBase != nil
+    let base = try await Self.saveStartSnapshots(anchor: anchor, base: restoredBase, recovery: recovery, store: store, options: options, logger: logger)
+    let host = ModelHost(
+      anchor: anchor, undoHistory: keepsHistory ? recovery.undoHistory : UndoHistory(), undoDepth: undoDepth, dependencies: dependencies)
+    let journalled = await StoreReads.journalledThrough(store)
+    let snapshots = await StoreReads.snapshotRevisions(store)
+    let parts = DaemonParts(
+      name: name, host: host, options: options, commandLine: self.options, logLevel: context.level, paths: paths, adopted: context.adopted,
+      adoptedHTTP: context.adoptedHTTP, store: store, snapshotRevisions: snapshots, journalledThrough: max(base, journalled ?? 0), base: base,
+      restoredState: base == recovery.record?.revision ? recovery.record?.state : nil, logger: logger)
+    try await parts.run(parts.services(listening: { started(anchor) }), stop: context.stop, handlingSignals: context.handlingSignals)
+    return parts.leadLost.load(ordering: .acquiring)
+  }
+}
+
+extension ArborDaemon {
+
+  /// What the store holds, read on NIO's thread pool; its error explained for the start.
+  private static func recover(_ store: any StateStore) async throws -> StoreRecovery {
     do {
-      recovery = try await NIOThreadPool.singleton.runIfActive { try store.recover() }
+      return try await NIOThreadPool.singleton.runIfActive { try store.recover() }
     } catch let error as StoreError {
       throw DaemonStartError("cannot start from \(error.path): \(error.message)")
     }
+  }
+
+  /// Saves the snapshots a start saves before it serves, and returns the revision whose
+  /// state the store then holds as it is:
+  /// - a fresh or migrated tree (`base` nil) is saved first;
+  /// - a restart that replayed more than --snapshot-every revisions saves a snapshot: the
+  ///   next start reads it, not the same journal again, however short each life is (crash
+  ///   loops would otherwise replay an ever longer journal).
+  ///
+  /// The store's `throws(StoreError)` calls are caught in typed `do` blocks: caught as
+  /// `any Error` in this `async` function, they crashed Swift 6.3.1's optimizer while it
+  /// split the coroutine (release builds only).
+  private static func saveStartSnapshots(
+    anchor: ModelAnchor<Root>, base: UInt64?, recovery: StoreRecovery, store: any StateStore, options: DaemonOptions, logger: Logger
+  ) async throws -> UInt64 {
+    let file = store.location
+    guard let base else {
+      let record: SnapshotRecord
+      do {
+        record = try anchor.snapshotRecord()
+      } catch {
+        throw DaemonStartError("cannot save the first snapshot to \(file): \(error)")
+      }
+      do throws(StoreError) {
+        try await store.saveSnapshot(record, undoHistory: UndoHistory())
+        if store.recordedSchema != Root.schemaHash { try await store.recordSchema(Root.schemaHash) }
+      } catch {
+        throw DaemonStartError("cannot save the first snapshot to \(file): \(error)")
+      }
+      return record.revision
+    }
+    if let record = recovery.record, base == record.revision, recovery.replayed > max(1, options.snapshotEvery) {
+      let history = UInt64(max(0, options.history))
+      do throws(StoreError) {
+        try await store.saveSnapshot(record, keepingFrom: record.revision > history ? record.revision - history : 0)
+      } catch {
+        throw DaemonStartError("cannot save a snapshot of the restored state to \(file): \(error)")
+      }
+      logger.info("saved a snapshot of revision \(record.revision): the start replayed \(recovery.replayed) revisions, more than --snapshot-every \(options.snapshotEvery)")
+    }
+    return base
+  }
+
+  /// The tree the store's recovered state holds (a fresh one when it holds none), and the
+  /// revision whose state the store holds as it is (nil when a first snapshot must be
+  /// saved: a fresh tree, or a migrated one).
+  private func restoreAnchor(
+    from recovery: StoreRecovery, store: any StateStore, undoDepth: Int, logger: Logger
+  ) throws -> (ModelAnchor<Root>, UInt64?) {
+    let file = store.location
     let anchor: ModelAnchor<Root>
-    // The revision whose state the store holds as it is; nil when it must save one first.
     var base: UInt64?
     if let record = recovery.record {
       do {
@@ -215,7 +285,6 @@ public struct ArborDaemon<Root: Model>: Sendable {
     }
     // Undo and redo go on where they were: the history kept with the journal, unless the
     // state was migrated (its steps name the old schema's properties).
-    let undoDepth = max(1, options.undoDepth)
     let keepsHistory = base != nil
     if let dropped = recovery.undoHistoryDropped {
       logger.warning("the kept undo history was dropped: \(dropped); undo starts empty")
@@ -227,42 +296,8 @@ public struct ArborDaemon<Root: Model>: Sendable {
       logger.warning(
         "the last transaction in \(file)-wal was incomplete (\(frames) pages; a write cut short) and was dropped: the journal ends at revision \(recovery.record?.revision ?? 0). Under --fsync always no reply had been sent for it.")
     }
-    if base == nil {
-      do {
-        let record = try anchor.snapshotRecord()
-        try await store.saveSnapshot(record, undoHistory: UndoHistory())
-        if store.recordedSchema != Root.schemaHash { try await store.recordSchema(Root.schemaHash) }
-        base = record.revision
-      } catch {
-        throw DaemonStartError("cannot save the first snapshot to \(file): \(error)")
-      }
-    }
-    // A restart that replayed more than --snapshot-every revisions saves a snapshot before
-    // it serves: the next start reads it, not the same journal again, however short each
-    // life is (crash loops would otherwise replay an ever longer journal).
-    if let record = recovery.record, base == record.revision, recovery.replayed > max(1, options.snapshotEvery) {
-      do {
-        let history = UInt64(max(0, options.history))
-        try await store.saveSnapshot(record, keepingFrom: record.revision > history ? record.revision - history : 0)
-        logger.info("saved a snapshot of revision \(record.revision): the start replayed \(recovery.replayed) revisions, more than --snapshot-every \(options.snapshotEvery)")
-      } catch {
-        throw DaemonStartError("cannot save a snapshot of the restored state to \(file): \(error)")
-      }
-    }
-    let host = ModelHost(
-      anchor: anchor, undoHistory: keepsHistory ? recovery.undoHistory : UndoHistory(), undoDepth: undoDepth, dependencies: dependencies)
-    let journalled = (try? await NIOThreadPool.singleton.runIfActive { try store.journalRange()?.upperBound }) ?? nil
-    let snapshots = (try? await NIOThreadPool.singleton.runIfActive { try store.snapshotRevisions() }) ?? []
-    let parts = DaemonParts(
-      name: name, host: host, options: options, commandLine: self.options, logLevel: context.level, paths: paths, adopted: context.adopted,
-      adoptedHTTP: context.adoptedHTTP, store: store, snapshotRevisions: snapshots, journalledThrough: max(base ?? 0, journalled ?? 0), base: base,
-      restoredState: base != nil && base == recovery.record?.revision ? recovery.record?.state : nil, logger: logger)
-    try await parts.run(parts.services(listening: { started(anchor) }), stop: context.stop, handlingSignals: context.handlingSignals)
-    return parts.leadLost.load(ordering: .acquiring)
+    return (anchor, base)
   }
-}
-
-extension ArborDaemon {
   /// What `--version` prints: `counterfactd (AppModel), Arbor 0.1.0, protocol 1`.
   static func versionLine(name: String) -> String {
     "\(name) (\(Root._$typeName)), Arbor \(ArborProtocol.release), protocol \(ArborProtocol.version)"
@@ -356,7 +391,7 @@ extension ArborDaemon {
     }
     let replica = ReplicaHost<Root>(record: record)
     let leader = await store.leaderHolder()
-    let snapshots = (try? await NIOThreadPool.singleton.runIfActive { try store.snapshotRevisions() }) ?? []
+    let snapshots = await StoreReads.snapshotRevisions(store)
     let parts = DaemonParts(
       name: name, host: replica, options: options, commandLine: self.options, logLevel: context.level, paths: paths, adopted: context.adopted,
       adoptedHTTP: context.adoptedHTTP, store: store, snapshotRevisions: snapshots, journalledThrough: record.revision, base: record.revision, restoredState: record.state,
@@ -388,6 +423,28 @@ extension ArborDaemon {
       } catch {
         throw DaemonStartError("cannot start: \(error)")
       }
+    }
+  }
+}
+
+/// The store reads a start makes on NIO's thread pool (they wait for the disk); what cannot
+/// be read is taken as nothing.
+enum StoreReads {
+  /// The newest journalled revision; nil when there is none or it cannot be read.
+  static func journalledThrough(_ store: any StateStore) async -> UInt64? {
+    do {
+      return try await NIOThreadPool.singleton.runIfActive { try store.journalRange()?.upperBound }
+    } catch {
+      return nil
+    }
+  }
+
+  /// The revisions with a complete snapshot; none when they cannot be read.
+  static func snapshotRevisions(_ store: any StateStore) async -> [UInt64] {
+    do {
+      return try await NIOThreadPool.singleton.runIfActive { try store.snapshotRevisions() }
+    } catch {
+      return []
     }
   }
 }

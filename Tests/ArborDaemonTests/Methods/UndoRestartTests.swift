@@ -29,8 +29,8 @@ import Testing
       try await TodosCalls.intent(client, "remove", ["id": bread ?? .null])
       seen.append(try await TodosCalls.items(client))
       // Two undos: Bread is back, then Milk loses its tag.
-      try await client.call("history.undo")
-      try await client.call("history.undo")
+      try await TodosCalls.step(client, "history.undo")
+      try await TodosCalls.step(client, "history.undo")
       #expect(try await TodosCalls.items(client) == seen[4])
       try execution.send(signal: .kill)
       return seen
@@ -43,19 +43,19 @@ import Testing
       #expect(try await TodosCalls.items(client) == seen[4])
       #expect(try await client.call("daemon.status")["undo"] == ["canUndo": true, "canRedo": true])
       // The two redos the killed daemon could still do.
-      try await client.call("history.redo")
+      try await TodosCalls.step(client, "history.redo")
       #expect(try await TodosCalls.items(client) == seen[5], "the first redo after the restart")
-      try await client.call("history.redo")
+      try await TodosCalls.step(client, "history.redo")
       #expect(try await TodosCalls.items(client) == seen[6], "the second redo after the restart: Bread removed again")
       #expect(await TodosCalls.nothingLeft(client, "history.redo") == "org.arbor.NothingToRedo")
       // Every step back to the empty list, through the removed item that comes back.
       for index in stride(from: 5, through: 0, by: -1) {
-        try await client.call("history.undo")
+        try await TodosCalls.step(client, "history.undo")
         #expect(try await TodosCalls.items(client) == seen[index], "undo to the state after edit \(index)")
       }
       #expect(await TodosCalls.nothingLeft(client, "history.undo") == "org.arbor.NothingToUndo")
       for index in 1...6 {
-        try await client.call("history.redo")
+        try await TodosCalls.step(client, "history.redo")
         #expect(try await TodosCalls.items(client) == seen[index], "redo to the state after edit \(index)")
       }
     }
@@ -71,14 +71,14 @@ import Testing
     try await withDaemon(arguments: arguments, directory: directory, environment: ["ARBOR_TEST_KILL_AFTER_COMMIT": "3"]) { daemon, _ in
       let client = try await daemon.connect()
       for _ in 0..<2 { try await client.call("intent.call", ["intent": "addButtonTapped"]) }
-      let reply = try? await withDeadline("the undo's reply or the end of the connection") { try await client.call("history.undo") }
+      let reply = try? await withDeadline("the undo's reply or the end of the connection") { try await TodosCalls.step(client, "history.undo") }
       #expect(reply == nil, "the undo was answered (\(String(describing: reply))) before its revision was on disk")
     }
     // It was on disk: the restarted daemon has it, and can redo it.
     try await withDaemon(arguments: arguments, directory: directory) { daemon, _ in
       let client = try await daemon.connect()
       #expect(try await client.call("state.get", ["path": "/counters"])["value"]?.arrayValue?.count == 1)
-      try await client.call("history.redo")
+      try await TodosCalls.step(client, "history.redo")
       #expect(try await client.call("state.get", ["path": "/counters"])["value"]?.arrayValue?.count == 2)
     }
   }
@@ -93,8 +93,8 @@ import Testing
     }
     try await withDaemon(binary: TodosCalls.todosd(), arguments: arguments, directory: directory) { daemon, _ in
       let client = try await daemon.connect()
-      try await client.call("history.undo")
-      try await client.call("history.undo")
+      try await TodosCalls.step(client, "history.undo")
+      try await TodosCalls.step(client, "history.undo")
       #expect(await TodosCalls.nothingLeft(client, "history.undo") == "org.arbor.NothingToUndo")
       let titles = try await TodosCalls.items(client).arrayValue?.map { $0["title"] }
       #expect(titles == ["a", "b"], "two steps were kept of four")
@@ -109,7 +109,7 @@ import Testing
       try await TodosCalls.intent(client, "addItem", ["title": "Milk"])
       let record = try await client.call("state.snapshot")
       try await TodosCalls.intent(client, "addItem", ["title": "Eggs"])
-      try await client.call("history.undo")
+      try await TodosCalls.step(client, "history.undo")
       try await client.call("state.restore", ["record": record])
       #expect(await TodosCalls.nothingLeft(client, "history.undo") == "org.arbor.NothingToUndo")
       #expect(await TodosCalls.nothingLeft(client, "history.redo") == "org.arbor.NothingToRedo")
@@ -120,7 +120,7 @@ import Testing
     try await withDaemon(binary: TodosCalls.todosd(), arguments: arguments, directory: directory) { daemon, _ in
       let client = try await daemon.connect()
       #expect(try await client.call("daemon.status")["undo"] == ["canUndo": true, "canRedo": false])
-      try await client.call("history.undo")
+      try await TodosCalls.step(client, "history.undo")
       #expect(try await TodosCalls.items(client).arrayValue?.map { $0["title"] } == ["Milk"])
       #expect(await TodosCalls.nothingLeft(client, "history.undo") == "org.arbor.NothingToUndo")
     }

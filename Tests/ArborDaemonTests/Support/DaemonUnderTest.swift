@@ -1,8 +1,10 @@
 import ArborClient
+import ArborJSON
 import ArborTesting
 import Foundation
 import Subprocess
 import SystemPackage
+import Testing
 
 #if canImport(Glibc)
   import Glibc
@@ -87,10 +89,13 @@ struct HarnessError: Error, CustomStringConvertible {
 /// until it listens, runs `body`, then stops it with SIGTERM unless `body` already stopped
 /// it, and returns what `body` returned with the daemon's exit status.
 ///
-/// Every wait has a deadline; if `body` throws, the daemon is killed.
+/// Every wait has a deadline; if `body` throws, the daemon is killed. A body that runs past
+/// `watchdogSeconds` (a call whose reply never comes) fails the test with the daemon's
+/// status and log, and the daemon is killed so that the waiting calls end.
 @discardableResult
 func withDaemon<T: Sendable>(
   binary: String = DaemonHarness.binary(), arguments: [String] = [], directory: String? = nil, environment: [String: String] = [:],
+  watchdogSeconds: Int = DaemonHarness.watchdogSeconds,
   _ body: (DaemonUnderTest, Execution<NoInput, DiscardedOutput, FileDescriptorOutput>) async throws -> T
 ) async throws -> (value: T, status: TerminationStatus) {
   let directory = try directory ?? DaemonHarness.temporaryDirectory()
@@ -108,6 +113,8 @@ func withDaemon<T: Sendable>(
     execution -> Result<T, any Error> in
     let daemon = DaemonUnderTest(
       directory: directory, socket: socket, stateDirectory: state, logPath: logPath, pid: execution.processIdentifier.value)
+    let watchdog = DaemonHarness.watch(daemon, for: watchdogSeconds)
+    defer { watchdog.cancel() }
     do {
       try await DaemonHarness.waitUntilListening(socket)
       let value = try await body(daemon, execution)
@@ -123,6 +130,39 @@ func withDaemon<T: Sendable>(
 }
 
 extension DaemonHarness {
+  /// How long a `withDaemon` body may run before its watchdog fails the test:
+  /// `$ARBOR_DAEMON_WATCHDOG` seconds, else 300.
+  static let watchdogSeconds = ProcessInfo.processInfo.environment["ARBOR_DAEMON_WATCHDOG"].flatMap { Int($0) } ?? 300
+
+  /// After `seconds`, unless cancelled first: records an issue with the daemon's status
+  /// (asked on a new connection, 5 s at most) and the end of its log, then kills it, so
+  /// that a call whose reply never comes ends with a failure that says where it stood.
+  static func watch(_ daemon: DaemonUnderTest, for seconds: Int) -> Task<Void, Never> {
+    Task {
+      do { try await Task.sleep(for: .seconds(seconds)) } catch { return }
+      let status: String
+      do {
+        let socket = daemon.socket
+        status = try await withDeadline("daemon.status for the watchdog", seconds: 5) {
+          let connection = try await ArborConnection.connect(to: socket)
+          defer { connection.close() }
+          return try await connection.call("daemon.status").jsonString
+        }
+      } catch {
+        status = "no status: \(error)"
+      }
+      let log = daemon.log
+      Issue.record(
+        """
+        the test's calls on the daemon (pid \(daemon.pid)) ran past \(seconds) s: it is killed.
+        status: \(status)
+        log (the last 6,000 characters):
+        \(log.suffix(6_000))
+        """)
+      kill(daemon.pid, SIGKILL)
+    }
+  }
+
   /// Waits (30 s at most) until a daemon accepts a connection on `socket`.
   static func waitUntilListening(_ socket: String) async throws {
     try await withDeadline("counterfactd to listen on \(socket)", seconds: 30) {

@@ -1,4 +1,5 @@
 import ArborClient
+import ArborTesting
 import ArborJSON
 import Foundation
 
@@ -11,7 +12,15 @@ enum TodosCalls {
 
   /// The items as the list holds them.
   static func items(_ client: ArborConnection) async throws -> JSONValue {
-    try await client.call("state.get", ["path": "/items"])["value"] ?? .null
+    try await withDeadline("the reply to state.get /items", seconds: 60) {
+      try await client.call("state.get", ["path": "/items"])["value"] ?? .null
+    }
+  }
+
+  /// Calls `method` (`history.undo`, `history.redo`) and returns its reply, within 60 s.
+  @discardableResult
+  static func step(_ client: ArborConnection, _ method: String) async throws -> JSONValue {
+    try await withDeadline("the reply to \(method)", seconds: 60) { try await client.call(method) }
   }
 
   /// Calls `intent` on `target` (the root when nil) and returns the reply.
@@ -21,16 +30,18 @@ enum TodosCalls {
   {
     var call: [String: JSONValue] = ["intent": .string(intent), "params": .object(params)]
     if let target { call["target"] = target }
-    return try await client.call("intent.call", .object(call))
+    return try await withDeadline("the reply to the intent \(intent)", seconds: 60) { [call] in
+      try await client.call("intent.call", .object(call))
+    }
   }
 
   /// The error's name when `method` (`history.undo`, `history.redo`) is refused; nil when it succeeds.
   static func nothingLeft(_ client: ArborConnection, _ method: String) async -> String? {
     do {
-      try await client.call(method)
+      try await step(client, method)
       return nil
     } catch {
-      return error.rpcError?.name
+      return (error as? ArborClientError)?.rpcError?.name
     }
   }
 }
