@@ -63,6 +63,9 @@ struct JSONParser {
   let maxDepth: Int
   var index = 0
   var depth = 0
+  /// The members of the objects being read, innermost last: an object is made once its
+  /// members are all read, with room for exactly them (no growing, no rehashing).
+  var pendingMembers: [(key: String, value: JSONValue)] = []
 
   init(_ bytes: UnsafeRawBufferPointer, maxDepth: Int) {
     self.bytes = bytes
@@ -124,13 +127,14 @@ struct JSONParser {
   private mutating func parseObject() throws(JSONParseError) -> JSONValue {
     try enter()
     index += 1
-    var members: [String: JSONValue] = [:]
     skipWhitespace()
     if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
       index += 1
       depth -= 1
-      return .object(members)
+      return .object([:])
     }
+    let first = pendingMembers.count
+    if pendingMembers.capacity == 0 { pendingMembers.reserveCapacity(16) }
     while true {
       skipWhitespace()
       guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
@@ -141,7 +145,8 @@ struct JSONParser {
       guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':' after member name \"\(key)\"") }
       index += 1
       skipWhitespace()
-      members[key] = try parseValue()
+      let value = try parseValue()
+      pendingMembers.append((key, value))
       skipWhitespace()
       guard index < bytes.count else { throw fail("unterminated object") }
       switch bytes[index] {
@@ -149,10 +154,21 @@ struct JSONParser {
       case UInt8(ascii: "}"):
         index += 1
         depth -= 1
-        return .object(members)
+        return .object(takeMembers(from: first))
       case let byte: throw fail("expected ',' or '}' in object, found \(describe(byte))")
       }
     }
+  }
+
+  /// The members read since `first`, as an object's dictionary; a repeated name keeps its
+  /// last value.
+  private mutating func takeMembers(from first: Int) -> [String: JSONValue] {
+    var members = [String: JSONValue](minimumCapacity: pendingMembers.count - first)
+    for index in first..<pendingMembers.count {
+      members[pendingMembers[index].key] = pendingMembers[index].value
+    }
+    pendingMembers.removeSubrange(first...)
+    return members
   }
 
   private mutating func parseArray() throws(JSONParseError) -> JSONValue {
@@ -220,19 +236,32 @@ struct JSONParser {
     index += 1
     let start = index
     // Fast path: no escapes.
+    var ascii = true
     while index < bytes.count {
       let byte = bytes[index]
       if byte == UInt8(ascii: "\"") {
         let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
-        guard let text = String(validating: slice, as: UTF8.self) else {
-          index = start
-          throw fail("the string is not valid UTF-8")
+        let text: String
+        if ascii {
+          // ASCII is valid UTF-8: copied as it is, without the generic validation.
+          text = String(unsafeUninitializedCapacity: slice.count) { buffer in
+            guard let base = slice.baseAddress, let target = buffer.baseAddress else { return 0 }
+            target.initialize(from: base.assumingMemoryBound(to: UInt8.self), count: slice.count)
+            return slice.count
+          }
+        } else {
+          guard let valid = String(validating: slice, as: UTF8.self) else {
+            index = start
+            throw fail("the string is not valid UTF-8")
+          }
+          text = valid
         }
         index += 1
         return text
       }
       if byte == UInt8(ascii: "\\") { break }
       if byte < 0x20 { throw fail("control character \(describe(byte)) in a string (escape it)") }
+      if byte >= 0x80 { ascii = false }
       index += 1
     }
     var utf8 = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))

@@ -165,8 +165,8 @@ public enum JSONPatchOperation: Sendable, Hashable {
     let rest = tokens.dropFirst()
     if var members = document.takeObject() {
       defer { document = .object(members) }
-      guard members[first] != nil else { throw JSONPointerError.notFound(JSONPointer(tokens: [first])) }
-      try modify(rest, in: &members[first]!, at: path, change)
+      guard let index = members.index(forKey: first) else { throw JSONPointerError.notFound(JSONPointer(tokens: [first])) }
+      try modify(rest, in: &members.values[index], at: path, change)
     } else if var elements = document.takeArray() {
       defer { document = .array(elements) }
       let index = try JSONPointer.arrayIndex(first, count: elements.count, at: JSONPointer(tokens: [first]))

@@ -89,14 +89,15 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
   public func resolve(in document: JSONValue) throws -> JSONValue {
     var current = document
     for (depth, token) in tokens.enumerated() {
-      let here = JSONPointer(tokens: Array(tokens.prefix(depth + 1)))
+      // The pointer so far, made only for an error.
+      func here() -> JSONPointer { JSONPointer(tokens: Array(tokens.prefix(depth + 1))) }
       switch current {
       case .object(let members):
-        guard let next = members[token] else { throw JSONPointerError.notFound(here) }
+        guard let next = members[token] else { throw JSONPointerError.notFound(here()) }
         current = next
       case .array(let elements):
-        let index = try Self.arrayIndex(token, count: elements.count, at: here)
-        guard index < elements.count else { throw JSONPointerError.notFound(here) }
+        let index = try Self.arrayIndex(token, count: elements.count, at: here())
+        guard index < elements.count else { throw JSONPointerError.notFound(here()) }
         current = elements[index]
       default:
         throw JSONPointerError.notAContainer(JSONPointer(tokens: Array(tokens.prefix(depth))), current.typeName)
@@ -106,10 +107,26 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
   }
 
   /// The index a token names in an array, per RFC 6901: digits without leading zeros.
-  static func arrayIndex(_ token: String, count: Int, at pointer: JSONPointer) throws -> Int {
-    guard !token.isEmpty, token.allSatisfy(\.isASCII), token.allSatisfy(\.isNumber),
-      token == "0" || token.first != "0", let index = Int(token)
-    else { throw JSONPointerError.invalidIndex(pointer, token) }
+  /// `pointer` is made only for the error.
+  static func arrayIndex(_ token: String, count: Int, at pointer: @autoclosure () -> JSONPointer) throws -> Int {
+    var index = 0
+    var digits = 0
+    var valid = true
+    for byte in token.utf8 {
+      guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), !(digits == 1 && index == 0) else {
+        valid = false
+        break
+      }
+      let (times, overflowA) = index.multipliedReportingOverflow(by: 10)
+      let (sum, overflowB) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+      guard !overflowA, !overflowB else {
+        valid = false
+        break
+      }
+      index = sum
+      digits += 1
+    }
+    guard valid, digits > 0 else { throw JSONPointerError.invalidIndex(pointer(), token) }
     return index
   }
 }

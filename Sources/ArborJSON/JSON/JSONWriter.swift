@@ -65,7 +65,7 @@ struct JSONWriter {
     switch value {
     case .null: append("null")
     case .bool(let flag): append(flag ? "true" : "false")
-    case .int(let number): append(String(number))
+    case .int(let number): writeInteger(number)
     case .double(let number): writeDouble(number)
     case .string(let text): writeString(text)
     case .array(let elements):
@@ -120,10 +120,70 @@ struct JSONWriter {
     }
   }
 
+  /// An integer's decimal digits, written straight into the bytes (no `String` between).
+  private mutating func writeInteger(_ number: Int64) {
+    guard number != 0 else {
+      bytes.append(UInt8(ascii: "0"))
+      return
+    }
+    if number < 0 { bytes.append(UInt8(ascii: "-")) }
+    var magnitude = number.magnitude
+    // 20 digits hold UInt64.max.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+      var first = 20
+      while magnitude > 0 {
+        first -= 1
+        digits[first] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        magnitude /= 10
+      }
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[first...]))
+    }
+  }
+
+  /// A JSON Pointer as a string (`"/rows/0"`), written token by token: no `String` of
+  /// the whole pointer is built.
+  mutating func writePointer(_ pointer: JSONPointer) {
+    bytes.append(UInt8(ascii: "\""))
+    for token in pointer.tokens {
+      bytes.append(UInt8(ascii: "/"))
+      var token = token
+      // Almost every token needs no escape, of the pointer's or of JSON's: copied at once.
+      let copied = token.withUTF8 { utf8 in
+        for byte in utf8 where Self.needsEscape(byte) || byte == UInt8(ascii: "~") || byte == UInt8(ascii: "/") { return false }
+        bytes.append(contentsOf: utf8)
+        return true
+      }
+      if !copied { writeStringBody(token.replacing("~", with: "~0").replacing("/", with: "~1")) }
+    }
+    bytes.append(UInt8(ascii: "\""))
+  }
+
   mutating func writeString(_ text: String) {
     bytes.append(UInt8(ascii: "\""))
+    writeStringBody(text)
+    bytes.append(UInt8(ascii: "\""))
+  }
+
+  /// Whether a byte of a string is written escaped: a control character, a quote, a backslash.
+  @inline(__always)
+  private static func needsEscape(_ byte: UInt8) -> Bool {
+    byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+  }
+
+  /// A string's characters, escaped, without the quotes around them.
+  private mutating func writeStringBody(_ text: String) {
     var text = text
     text.withUTF8 { utf8 in
+      // Almost every string needs no escape: copied at once.
+      var plain = true
+      for byte in utf8 where Self.needsEscape(byte) {
+        plain = false
+        break
+      }
+      if plain {
+        bytes.append(contentsOf: utf8)
+        return
+      }
       var start = 0
       for index in 0..<utf8.count {
         let byte = utf8[index]
@@ -146,7 +206,6 @@ struct JSONWriter {
       }
       bytes.append(contentsOf: utf8[start..<utf8.count])
     }
-    bytes.append(UInt8(ascii: "\""))
   }
 }
 
@@ -169,6 +228,7 @@ extension JSONPatch {
   /// The patch as compact JSON text.
   public var jsonBytes: [UInt8] {
     var bytes: [UInt8] = []
+    bytes.reserveCapacity(128)
     writeJSON(to: &bytes)
     return bytes
   }
@@ -182,10 +242,10 @@ extension JSONWriter {
       bytes.append(UInt8(ascii: "{"))
       if case .move(let from, _) = operation {
         member("from", first: true)
-        writeString(from.description)
+        writePointer(from)
       } else if case .copy(let from, _) = operation {
         member("from", first: true)
-        writeString(from.description)
+        writePointer(from)
       }
       let hasFrom: Bool
       switch operation {
@@ -195,7 +255,7 @@ extension JSONWriter {
       member("op", first: !hasFrom)
       writeString(operation.op)
       member("path", first: false)
-      writeString(operation.path.description)
+      writePointer(operation.path)
       switch operation {
       case .add(_, let value), .replace(_, let value), .test(_, let value):
         member("value", first: false)
@@ -212,6 +272,7 @@ extension JSONWriter {
     if !first { bytes.append(UInt8(ascii: ",")) }
     bytes.append(UInt8(ascii: "\""))
     key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+    bytes.append(UInt8(ascii: "\""))
+    bytes.append(UInt8(ascii: ":"))
   }
 }
