@@ -16,8 +16,9 @@ final class OutboxWriter: ChannelDuplexHandler {
   typealias OutboundOut = ByteBuffer
 
   private enum State {
-    /// Serving; `lastWrite` is the newest write, after which a finished outbox closes.
-    case open(lastWrite: EventLoopFuture<Void>?)
+    /// Serving. Writes carry no promise: a finished outbox closes after one last empty
+    /// write's, which completes once every write before it has.
+    case open
     case ended
   }
 
@@ -29,7 +30,7 @@ final class OutboxWriter: ChannelDuplexHandler {
   private let maxOutputBytes: Int
   /// The writer as the outbox's wake-ups reach it, on the connection's event loop.
   private let wakeTarget: NIOLoopBoundBox<OutboxWriter?>
-  private var state = State.open(lastWrite: nil)
+  private var state = State.open
   private var context: ChannelHandlerContext?
 
   init(id: Int, eventLoop: any EventLoop, options: DaemonOptions, hub: WatchHub, registry: ConnectionRegistry, logger: Logger) {
@@ -84,7 +85,7 @@ final class OutboxWriter: ChannelDuplexHandler {
   /// socket is full: then the writability change comes back here and the outbox keeps the
   /// rest (counted against its limit).
   func write() {
-    while case .open(let lastWrite) = state, let context, context.channel.isWritable {
+    while case .open = state, let context, context.channel.isWritable {
       switch outbox.take() {
       case .nothing:
         return
@@ -96,26 +97,23 @@ final class OutboxWriter: ChannelDuplexHandler {
         return
       case .finished:
         let channel = context.channel
-        if let lastWrite {
-          lastWrite.whenComplete { _ in channel.close(promise: nil) }
-        } else {
-          context.close(promise: nil)
-        }
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(capacity: 0)), promise: written)
+        written.futureResult.whenComplete { _ in channel.close(promise: nil) }
         return
       case .items(let items):
-        if let write = write(items, context: context) { state = .open(lastWrite: write) }
+        write(items, context: context)
       }
     }
   }
 
   /// Replies and notifications gathered into one buffer; a buffer item goes out as it is,
-  /// between them. Returns the last write, if any was made.
-  private func write(_ items: [Outbox.Item], context: ChannelHandlerContext) -> EventLoopFuture<Void>? {
+  /// between them.
+  private func write(_ items: [Outbox.Item], context: ChannelHandlerContext) {
     var size = 0
     for case .bytes(let bytes, _) in items { size += bytes.count }
     var gathered = context.channel.allocator.buffer(capacity: max(256, size))
     var written = 0
-    var write: EventLoopFuture<Void>?
     for item in items {
       switch item {
       case .bytes(let bytes, _):
@@ -125,21 +123,25 @@ final class OutboxWriter: ChannelDuplexHandler {
       case .buffer(let buffer):
         if gathered.readableBytes > 0 {
           written += gathered.readableBytes
-          write = context.write(wrapOutboundOut(gathered))
+          context.write(wrapOutboundOut(gathered), promise: nil)
           gathered.clear()
         }
         written += buffer.readableBytes
-        write = context.write(wrapOutboundOut(buffer))
+        context.write(wrapOutboundOut(buffer), promise: nil)
       }
     }
     if gathered.readableBytes > 0 {
       written += gathered.readableBytes
-      write = context.write(wrapOutboundOut(gathered))
+      context.write(wrapOutboundOut(gathered), promise: nil)
     }
-    guard let write else { return nil }
-    context.flush()
+    guard written > 0 else { return }
+    guard written >= MemoryTrim.largeBytes else {
+      context.flush()
+      return
+    }
     // Once a large write is out, its buffers are freed: give them back.
-    if written >= MemoryTrim.largeBytes { write.whenComplete { _ in MemoryTrim.request() } }
-    return write
+    let out = context.eventLoop.makePromise(of: Void.self)
+    context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0)), promise: out)
+    out.futureResult.whenComplete { _ in MemoryTrim.request() }
   }
 }

@@ -86,8 +86,14 @@ public enum JSONPatchOperation: Sendable, Hashable {
     case .remove(let path):
       _ = try Self.remove(at: path, in: &document)
     case .replace(let path, let value):
-      _ = try path.resolve(in: document)
-      try Self.put(value, at: path, in: &document, inserting: false)
+      // Put where the value must already be (no separate look-up first); a failure says
+      // what resolving the path says.
+      do {
+        try Self.put(value, at: path, in: &document, inserting: false, mustExist: true)
+      } catch {
+        _ = try path.resolve(in: document)
+        throw error
+      }
     case .move(let from, let to):
       if from == to { return }
       if to.tokens.count > from.tokens.count, Array(to.tokens.prefix(from.tokens.count)) == from.tokens {
@@ -105,15 +111,23 @@ public enum JSONPatchOperation: Sendable, Hashable {
 
   /// Writes `value` at `path`: into an object member either way; into an array by inserting
   /// (where `-` means the end) or by replacing an element.
-  private static func put(_ value: JSONValue, at path: JSONPointer, in document: inout JSONValue, inserting: Bool) throws {
-    guard let (parent, last) = path.parentAndLast else {
+  private static func put(
+    _ value: JSONValue, at path: JSONPointer, in document: inout JSONValue, inserting: Bool, mustExist: Bool = false
+  ) throws {
+    guard let last = path.tokens.last else {
       document = value
       return
     }
-    try modify(parent.tokens[...], in: &document, at: parent) { container in
+    let parentTokens = path.tokens.dropLast()
+    try modify(parentTokens, in: &document) { container in
       if var members = container.takeObject() {
-        members[last] = value
-        container = .object(members)
+        defer { container = .object(members) }
+        if mustExist {
+          guard let index = members.index(forKey: last) else { throw JSONPointerError.notFound(path) }
+          members.values[index] = value
+        } else {
+          members[last] = value
+        }
       } else if var elements = container.takeArray() {
         defer { container = .array(elements) }
         if inserting && last == "-" {
@@ -121,14 +135,17 @@ public enum JSONPatchOperation: Sendable, Hashable {
         } else {
           let index = try JSONPointer.arrayIndex(last, count: elements.count, at: path)
           if inserting {
-            guard index <= elements.count else { throw JSONPatchError.reason("index \(index) is past the end of '\(parent)'") }
+            guard index <= elements.count else {
+              throw JSONPatchError.reason("index \(index) is past the end of '\(JSONPointer(tokens: Array(parentTokens)))'")
+            }
             elements.insert(value, at: index)
           } else {
+            guard index < elements.count else { throw JSONPointerError.notFound(path) }
             elements[index] = value
           }
         }
       } else {
-        throw JSONPointerError.notAContainer(parent, container.typeName)
+        throw JSONPointerError.notAContainer(JSONPointer(tokens: Array(parentTokens)), container.typeName)
       }
     }
   }
@@ -137,7 +154,7 @@ public enum JSONPatchOperation: Sendable, Hashable {
   private static func remove(at path: JSONPointer, in document: inout JSONValue) throws -> JSONValue {
     guard let (parent, last) = path.parentAndLast else { throw JSONPatchError.reason("cannot remove the whole document") }
     let removed = try path.resolve(in: document)
-    try modify(parent.tokens[...], in: &document, at: parent) { container in
+    try modify(parent.tokens[...], in: &document) { container in
       if var members = container.takeObject() {
         members[last] = nil
         container = .object(members)
@@ -156,7 +173,7 @@ public enum JSONPatchOperation: Sendable, Hashable {
   /// on the way is taken out of its parent while it is changed, so that a container held
   /// only by the document is changed without a copy.
   private static func modify(
-    _ tokens: ArraySlice<String>, in document: inout JSONValue, at path: JSONPointer, _ change: (inout JSONValue) throws -> Void
+    _ tokens: ArraySlice<String>, in document: inout JSONValue, _ change: (inout JSONValue) throws -> Void
   ) throws {
     guard let first = tokens.first else {
       try change(&document)
@@ -166,12 +183,12 @@ public enum JSONPatchOperation: Sendable, Hashable {
     if var members = document.takeObject() {
       defer { document = .object(members) }
       guard let index = members.index(forKey: first) else { throw JSONPointerError.notFound(JSONPointer(tokens: [first])) }
-      try modify(rest, in: &members.values[index], at: path, change)
+      try modify(rest, in: &members.values[index], change)
     } else if var elements = document.takeArray() {
       defer { document = .array(elements) }
       let index = try JSONPointer.arrayIndex(first, count: elements.count, at: JSONPointer(tokens: [first]))
       guard index < elements.count else { throw JSONPointerError.notFound(JSONPointer(tokens: [first])) }
-      try modify(rest, in: &elements[index], at: path, change)
+      try modify(rest, in: &elements[index], change)
     } else {
       throw JSONPointerError.notAContainer(.root, document.typeName)
     }

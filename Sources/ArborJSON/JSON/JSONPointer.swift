@@ -21,20 +21,27 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
       return
     }
     guard text.first == "/" else { throw JSONPointerError.syntax(text, "a pointer must be empty or start with '/'") }
-    let slash = UInt8(ascii: "/")
-    if !text.utf8.contains(UInt8(ascii: "~")) {
-      // No escapes (almost every pointer): each token is the text between two slashes,
-      // sliced out without splitting into a temporary array.
-      var tokens: [String] = []
-      tokens.reserveCapacity(text.utf8.reduce(0) { $0 + ($1 == slash ? 1 : 0) })
-      var start = text.utf8.index(after: text.utf8.startIndex)
-      while true {
-        let end = text.utf8[start...].firstIndex(of: slash) ?? text.utf8.endIndex
-        tokens.append(String(text[start..<end]))
-        guard end < text.utf8.endIndex else { break }
-        start = text.utf8.index(after: end)
+    var text = text
+    // No escapes (almost every pointer): each token is the bytes between two slashes,
+    // copied out of the text's UTF-8 at once.
+    let plain: [String]? = text.withUTF8 { utf8 in
+      let slash = UInt8(ascii: "/")
+      var slashes = 0
+      for byte in utf8 {
+        if byte == UInt8(ascii: "~") { return nil }
+        if byte == slash { slashes += 1 }
       }
-      self.tokens = tokens
+      var tokens: [String] = []
+      tokens.reserveCapacity(slashes)
+      var start = 1
+      for index in 1...utf8.count where index == utf8.count || utf8[index] == slash {
+        tokens.append(String(decoding: UnsafeBufferPointer(rebasing: utf8[start..<index]), as: UTF8.self))
+        start = index + 1
+      }
+      return tokens
+    }
+    if let plain {
+      self.tokens = plain
       return
     }
     var tokens: [String] = []

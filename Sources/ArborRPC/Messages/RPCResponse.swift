@@ -46,6 +46,7 @@ public struct RPCResponse: Error, Sendable, Hashable {
   /// ```
   public var jsonLine: [UInt8] {
     var bytes: [UInt8] = []
+    bytes.reserveCapacity(128)
     writeJSON(to: &bytes)
     bytes.append(0x0A)
     return bytes
@@ -53,11 +54,8 @@ public struct RPCResponse: Error, Sendable, Hashable {
 
   /// Writes the response as compact JSON, the id exactly as the request wrote it.
   public func writeJSON(to bytes: inout [UInt8]) {
-    guard case .numberText = id else {
-      json.writeJSON(to: &bytes)
-      return
-    }
-    // Members in the order the writer sorts them: error, id, jsonrpc, result.
+    // Written directly, with the members in the order the writer sorts them (error, id,
+    // jsonrpc, result): no object is built for every reply.
     switch outcome {
     case .success(let result):
       bytes.append(contentsOf: #"{"id":"#.utf8)
