@@ -47,6 +47,22 @@ extension JSONValue {
     }
   }
 
+  /// Reads one JSON text from bytes in an array; see ``init(parsing:maxDepth:)-(Bytes,_)``.
+  /// The same reader, without the generic collection's witnesses in between.
+  ///
+  /// ```swift
+  /// let value = try JSONValue(parsing: Array("[1, 2]".utf8))
+  /// ```
+  public init(parsing bytes: [UInt8], maxDepth: Int = 512) throws(JSONParseError) {
+    let result = bytes.withUnsafeBytes { buffer in
+      Result { () throws(JSONParseError) in
+        var parser = JSONParser(buffer, maxDepth: maxDepth)
+        return try parser.parseDocument()
+      }
+    }
+    self = try result.get()
+  }
+
   /// Reads one JSON text from a string; see ``init(parsing:maxDepth:)-(Bytes,_)``.
   ///
   /// ```swift

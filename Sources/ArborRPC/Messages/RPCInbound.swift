@@ -25,6 +25,12 @@ public enum RPCInbound: Sendable, Hashable {
   /// Reads one line (without its newline). Invalid JSON or UTF-8 gives a parse error with
   /// a `null` id; an empty array gives one Invalid Request.
   public init<Bytes: Collection<UInt8>>(line: Bytes, maxDepth: Int = 512) {
+    self.init(line: Array(line), maxDepth: maxDepth)
+  }
+
+  /// Reads one line held in an array: what the daemon reads, parsed without going
+  /// through the generic collection's witnesses.
+  public init(line: [UInt8], maxDepth: Int = 512) {
     let value: JSONValue
     do {
       value = try JSONValue(parsing: line, maxDepth: maxDepth)

@@ -67,4 +67,21 @@ import Testing
       #expect(try JSONValue(parsing: text) == viaFoundation)
     }
   }
+
+  @Test func nestedObjectsKeepTheirOwnMembersAndARepeatedNameKeepsItsLastValue() throws {
+    // Members are gathered on one stack while an object is read: an inner object's
+    // members must not leak into the outer one, nor the outer's into the inner.
+    let value = try JSONValue(parsing: #"{"a": 1, "inner": {"a": 2, "deeper": {"a": 3}, "b": 4}, "a": 5, "list": [{"x": 1}, {}, {"x": 2, "x": 3}]}"#)
+    #expect(value == ["a": 5, "inner": ["a": 2, "deeper": ["a": 3], "b": 4], "list": [["x": 1], [:], ["x": 3]]])
+    // The same through the array overload and the generic one.
+    let bytes = Array(#"{"k": {"k": {"k": []}}}"#.utf8)
+    #expect(try JSONValue(parsing: bytes) == JSONValue(parsing: bytes[...]))
+  }
+
+  @Test func asciiStringsAreCopiedAndOthersStillValidated() throws {
+    #expect(try JSONValue(parsing: #"["", "plain", "\u007f\u0001", "déjà vu", "x\"y"]"#) == ["", "plain", "\u{7F}\u{01}", "déjà vu", "x\"y"])
+    // Invalid UTF-8 after ASCII bytes in the same string is still refused, at its string.
+    let bad: [UInt8] = Array(#"["ok", "ab"#.utf8) + [0xC3, 0x28] + Array(#""]"#.utf8)
+    #expect(throws: JSONParseError(offset: 8, reason: "the string is not valid UTF-8")) { try JSONValue(parsing: bad) }
+  }
 }

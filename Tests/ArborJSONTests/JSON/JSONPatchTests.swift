@@ -134,6 +134,26 @@ struct RFCExample: Sendable, CustomTestStringConvertible {
     #expect(document == (try json(#"{"a": 1}"#)))
   }
 
+  @Test func aReplaceOfWhatIsNotThereNamesWhereTheLookUpStopped() throws {
+    let document = try json(#"{"a": {"list": [1, 2]}, "n": 3}"#)
+    let cases: [(String, String)] = [
+      ("/missing", "nothing at '/missing'"),
+      ("/a/missing/x", "nothing at '/a/missing'"),
+      ("/a/list/2", "nothing at '/a/list/2'"),
+      ("/a/list/01", "'01' at '/a/list/01' is not an array index"),
+      ("/n/x", "'/n' is a number, which has no members"),
+    ]
+    for (path, reason) in cases {
+      #expect(throws: JSONPatchError.operationFailed(index: 0, "replace", reason), "replace at \(path)") {
+        try JSONPatch([.replace(try JSONPointer(path), 0)]).apply(to: document)
+      }
+    }
+    // What is there is replaced in place, in an object and in an array.
+    var changed = document
+    try JSONPatch([.replace(try JSONPointer("/a/list/1"), 20), .replace(try JSONPointer("/n"), "x")]).apply(to: &changed)
+    #expect(changed == (try json(#"{"a": {"list": [1, 20]}, "n": "x"}"#)))
+  }
+
   @Test func malformedOperationsAreRejectedWhenDecoded() {
     #expect(throws: DecodingError.self) { try patch(#"[{"op": "frobnicate", "path": "/a"}]"#) }
     #expect(throws: DecodingError.self) { try patch(#"[{"op": "add", "path": "/a"}]"#) }

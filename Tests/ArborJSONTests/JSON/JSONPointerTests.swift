@@ -26,6 +26,24 @@ func json(_ text: String) throws -> JSONValue {
     ("/m~0n", "8"),
   ]
 
+  @Test func plainPointersAreSlicedIntoTheirTokens() throws {
+    #expect(try JSONPointer("/").tokens == [""])
+    #expect(try JSONPointer("//").tokens == ["", ""])
+    #expect(try JSONPointer("/a/").tokens == ["a", ""])
+    #expect(try JSONPointer("/rows/0/count").tokens == ["rows", "0", "count"])
+    #expect(try JSONPointer("/é/ü").tokens == ["é", "ü"])
+  }
+
+  @Test func arrayIndicesAreDigitsWithoutLeadingZeros() throws {
+    let list: JSONValue = [10, 11, 12]
+    #expect(try JSONPointer("/0").resolve(in: list) == 10)
+    #expect(try JSONPointer("/2").resolve(in: list) == 12)
+    for token in ["01", "00", "-1", "+1", "1a", "", "99999999999999999999999"] {
+      #expect(throws: JSONPointerError.invalidIndex(JSONPointer(tokens: [token]), token)) { try JSONPointer(tokens: [token]).resolve(in: list) }
+    }
+    #expect(throws: JSONPointerError.notFound(JSONPointer(tokens: ["3"]))) { try JSONPointer("/3").resolve(in: list) }
+  }
+
   @Test func theWholeDocument() throws {
     let document = try json(Self.document)
     #expect(try JSONPointer("").resolve(in: document) == document)

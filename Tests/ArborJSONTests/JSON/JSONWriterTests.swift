@@ -43,4 +43,27 @@ import Testing
       #expect(try JSONDecoder().decode(JSONValue.self, from: value.jsonData()) == value)
     }
   }
+
+  @Test func integersAreWrittenDigitByDigit() {
+    for number: Int64 in [0, 7, -7, 10, 1_000_000, -1_234_567_890, .max, .min] {
+      #expect(text(.int(number)) == String(number))
+    }
+  }
+
+  @Test func pointersInPatchesAreEscapedForThePointerAndForJSON() throws {
+    let patch = JSONPatch([
+      .replace(JSONPointer(tokens: ["rows", "0", "count"]), 1),
+      .add(JSONPointer(tokens: ["a/b", "m~n", "q\"uote", "back\\slash", "tab\t"]), true),
+      .move(from: JSONPointer(tokens: ["", "é"]), to: JSONPointer(tokens: [])),
+    ])
+    let written = String(decoding: patch.jsonBytes, as: UTF8.self)
+    #expect(
+      written
+        == #"[{"op":"replace","path":"/rows/0/count","value":1},{"op":"add","path":"/a~1b/m~0n/q\"uote/back\\slash/tab\t","value":true},{"from":"//é","op":"move","path":""}]"#)
+    // What it wrote reads back as the same patch, and is what the encoder writes.
+    #expect(try JSONDecoder().decode(JSONPatch.self, from: Data(patch.jsonBytes)) == patch)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    #expect(try JSONValue(parsing: Array(encoder.encode(patch))) == JSONValue(parsing: patch.jsonBytes))
+  }
 }

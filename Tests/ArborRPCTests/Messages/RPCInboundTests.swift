@@ -98,6 +98,25 @@ import Testing
     #expect(read == failure)
     #expect(read.error?.name == "org.arbor.TargetNotFound")
   }
+
+  @Test func aReplyIsWrittenAsItsObjectWouldBe() throws {
+    // Written member by member; it must be what writing its object gives, byte for byte.
+    let error = RPCError(code: -32000, name: "org.arbor.Example", message: "a \"quoted\" reason", details: ["at": "/rows/0"])
+    for id in [RPCID.number(7), .number(-1), .string("a\"b\\c"), .string(""), .null, .numberText("18446744073709551617")] {
+      for response in [RPCResponse(id: id, result: ["revision": 3, "result": nil]), RPCResponse(id: id, result: []), RPCResponse(id: id, error: error)] {
+        var direct: [UInt8] = []
+        response.writeJSON(to: &direct)
+        if case .numberText = id {
+          // The id's digits as the request wrote them (its object would hold a Double).
+          let text = String(decoding: direct, as: UTF8.self)
+          #expect(text.hasPrefix(#"{"id":18446744073709551617,"jsonrpc":"2.0","result":"#) || text.hasSuffix(#","id":18446744073709551617,"jsonrpc":"2.0"}"#), "\(text)")
+        } else {
+          #expect(direct == Array(response.json.jsonLine.dropLast()), "\(String(decoding: direct, as: UTF8.self))")
+        }
+        #expect(response.jsonLine == direct + [0x0A])
+      }
+    }
+  }
 }
 
 /// Ids that `Int64` cannot hold keep the digits the request wrote.

@@ -209,6 +209,10 @@ enum Gates {
   @Test func unknownTargetsAndIntentsAreNamed() async throws {
     let (_, _, dispatcher) = makeLab()
     #expect(await error("goOffline", on: .path("/sensors/7"), in: dispatcher)?.description == "no model at '/sensors/7'")
+    // An index token is digits without leading zeros, as in a JSON Pointer.
+    for token in ["00", "01", "-0", "0x", ""] {
+      #expect(await error("goOffline", on: .path("/sensors/\(token)"), in: dispatcher)?.description == "no model at '/sensors/\(token)'")
+    }
     #expect(await error("goOffline", on: .path("/title"), in: dispatcher)?.description == "no model at '/title'")
     #expect(await error("goOffline", on: .path("sensors"), in: dispatcher)?.description.hasPrefix("no model at 'sensors': ") == true)
     #expect(await error("goOffline", on: .id(ModelID(rawValue: 42)), in: dispatcher)?.description == "no model with id 000000000000002a")
