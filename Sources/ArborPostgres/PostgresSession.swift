@@ -97,7 +97,9 @@ final class PostgresSession: Sendable {
     try await Self.answer(try await connection(), within: timeout, location: address.description, body)
   }
 
-  private static func answer<T: Sendable>(
+  /// Runs `body` on `connection` (one of this session's, already made), which must answer
+  /// within `timeout`, as ``answering(within:_:)``.
+  static func answer<T: Sendable>(
     _ connection: PostgresConnection, within timeout: Duration, location: String,
     _ body: @escaping @Sendable (PostgresConnection) async throws -> T
   ) async throws -> T {

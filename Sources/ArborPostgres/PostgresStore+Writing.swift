@@ -21,20 +21,30 @@ extension PostgresStore {
     guard !rows.isEmpty else { return }
     try waiting { [self] in
       let connection = try await leaderConnection()
-      if rows.count <= Self.rowsPerStatement && rows.allSatisfy({ $0.undo.isEmpty }) {
-        // Almost every transaction: one statement, one round trip.
-        try await appendInOneStatement(rows, on: connection)
-        return
-      }
-      try await connection.withTransaction(logger: logger) { connection in
-        try await checkTerm(on: connection)
-        try await insert(rows, on: connection)
-        // Delivered to the standbys when the transaction commits.
-        let last = String(rows[rows.count - 1].revision)
-        try await connection.query("SELECT pg_notify(\(Self.journalChannel), \(last))", logger: logger)
+      // The writer's thread waits for this: a server that never answers (a restart that
+      // left the connection half-closed, a cut link) must not hold it, and every reply
+      // waiting for the disk behind it, for ever. After `writeTimeout` the connection is
+      // closed and the write fails; the journal holds the revisions and retries them on a
+      // new connection (where the term is checked again).
+      try await PostgresSession.answer(connection, within: Self.writeTimeout, location: location) { [self] connection in
+        if rows.count <= Self.rowsPerStatement && rows.allSatisfy({ $0.undo.isEmpty }) {
+          // Almost every transaction: one statement, one round trip.
+          try await appendInOneStatement(rows, on: connection)
+          return
+        }
+        try await connection.withTransaction(logger: logger) { connection in
+          try await checkTerm(on: connection)
+          try await insert(rows, on: connection)
+          // Delivered to the standbys when the transaction commits.
+          let last = String(rows[rows.count - 1].revision)
+          try await connection.query("SELECT pg_notify(\(Self.journalChannel), \(last))", logger: logger)
+        }
       }
     }
   }
+
+  /// How long a journal write may wait for the server before its connection is given up.
+  static let writeTimeout = Duration.seconds(30)
 
   /// Appends rows that move no undo history in one statement, its own transaction: the
   /// term is checked (`FOR SHARE`, held to the commit) in the same statement that inserts
