@@ -22,6 +22,12 @@ import Observation
   var label = ""
 }
 
+/// The same shape as `RootModel`, as an `@Observable` class: the baseline of appending.
+@Observable final class RootObservable {
+  var children: [SmallObservable] = []
+  var title = ""
+}
+
 /// A three-level tree for event delivery: a root, branches, leaves.
 @Model struct EventRoot {
   var branches: [EventBranch] = []

@@ -16,10 +16,42 @@ struct CoreBenchmarks {
 
   func run() async {
     propertyReads()
-    await propertyWrites()
+    let writes = await propertyWrites()
     await commitCost()
-    memory()
-    appends()
+    let memory = memory()
+    let appends = appends()
+    goals(writes: writes, memory: memory, appends: appends)
+  }
+
+  /// The runtime's goals, each next to `@Observable` in the same run, so that a regression
+  /// shows in the next one: a model costs what an `@Observable` object costs.
+  func goals(writes: WriteFigures, memory: (arbor: Double, observable: Double), appends: (arbor: Double, observable: Double)) {
+    var report = Report("Goals: the runtime pays only for what it uses (this run)")
+    report.row("figure", "Arbor", "@Observable", "ratio; goal")
+    func judged(_ ratioText: String, _ goal: String, _ met: Bool) -> String { "\(ratioText); goal \(goal): \(met ? "met" : "NOT MET")" }
+    report.row(
+      "memory per model", format(memory.arbor, "B"), format(memory.observable, "B"),
+      judged(ratio(memory.arbor, memory.observable), "<= 1.0x", memory.arbor <= memory.observable))
+    report.row(
+      "write, no observer", format(writes.plain, "ns"), format(writes.observationPlain, "ns"),
+      judged(ratio(writes.plain, writes.observationPlain), "<= 1.0x", writes.plain <= writes.observationPlain))
+    report.row(
+      "write, one Observed on another task", format(writes.observed, "ns"), format(writes.observationPlain, "ns") + " (unobserved)",
+      judged(ratio(writes.observed, writes.observationPlain), "<= 3x", writes.observed <= 3 * writes.observationPlain))
+    let children = 100_000 / divisor
+    report.row(
+      "\(children) children in batches of 1,000", format(appends.arbor, "ms"), format(appends.observable, "ms"),
+      divisor == 1
+        ? judged(ratio(appends.arbor, appends.observable), "<= 70 ms", appends.arbor <= 70)
+        : "\(ratio(appends.arbor, appends.observable)); goal for 100,000 (a full run): <= 70 ms")
+    report.print()
+  }
+
+  /// What the write benchmark measured, in ns per write.
+  struct WriteFigures {
+    var plain: Double
+    var observationPlain: Double
+    var observed: Double
   }
 
   // MARK: 0. Property reads
@@ -46,7 +78,8 @@ struct CoreBenchmarks {
 
   // MARK: 1. Property writes with one active observer
 
-  func propertyWrites() async {
+  @discardableResult
+  func propertyWrites() async -> WriteFigures {
     let writes = 1_000_000 / divisor
     var report = Report("Tracked property write, one active observer (ns per write; \(writes) writes, best of 3)")
     report.row("workload", "Arbor", "Observation", "Arbor / Observation")
@@ -95,6 +128,7 @@ struct CoreBenchmarks {
 
     report.print()
     print("(observer wake-ups: Arbor \(delivered.value) (coalesced), withObservationTracking \(fired.value))")
+    return WriteFigures(plain: arborPlain, observationPlain: observationPlain, observed: arborObserved)
   }
 
   // MARK: 2. Commit cost against tree size
@@ -137,30 +171,54 @@ struct CoreBenchmarks {
 
   // MARK: 3. Memory per model
 
-  func memory() {
+  @discardableResult
+  func memory() -> (arbor: Double, observable: Double) {
     let count = 100_000 / divisor
     var report = Report("Resident memory per model, \(count) small models, each kind in a fresh process (bytes per model)")
     report.row("measure", "Arbor (anchored)", "@Observable", "Arbor / Observable")
 
-    let arborResident = Double(MemoryProbe.measure(kind: "arbor", count: count)) / Double(count)
-    let observableResident = Double(MemoryProbe.measure(kind: "observable", count: count)) / Double(count)
+    let arbor = MemoryProbe.measure(kind: "arbor", count: count)
+    let observable = MemoryProbe.measure(kind: "observable", count: count)
+    let unanchored = MemoryProbe.measure(kind: "arbor-unanchored", count: count)
+    let arborResident = Double(arbor.peak) / Double(count)
+    let observableResident = Double(observable.peak) / Double(count)
+    let arborHeld = Double(arbor.held) / Double(count)
+    let observableHeld = Double(observable.held) / Double(count)
     report.row("resident (RSS)", format(arborResident, "B"), format(observableResident, "B"), ratio(arborResident, observableResident))
+    report.row("resident after malloc_trim", format(arborHeld, "B"), format(observableHeld, "B"), ratio(arborHeld, observableHeld))
+    report.row(
+      "of which before anchoring", format(Double(unanchored.held) / Double(count), "B"), "", "after malloc_trim: the models and their contexts, no tree")
     report.row("model value size", "\(MemoryLayout<SmallModel>.size) B", "\(MemoryLayout<SmallObservable>.size) B", "")
     report.print()
-    print("goal: resident at most 2x the @Observable figure")
+    return (arborResident, observableResident)
   }
 
   // MARK: 4. Appending children
 
-  func appends() {
+  /// Returns the largest size's batches, and the same appends to an `@Observable` root.
+  @discardableResult
+  func appends() -> (arbor: Double, observable: Double) {
     var report = Report("Appending child models to an anchored root (ms, best of 3)")
-    report.row("children", "one at a time", "batches of 1,000", "")
+    report.row("children", "one at a time", "batches of 1,000", "@Observable, batches of 1,000")
     var results: [Int: (Double, Double)] = [:]
+    var observableBatches: [Int: Double] = [:]
     let sizes = [10_000 / divisor, 100_000 / divisor]
     for size in sizes {
       var single = Double.infinity
       var batched = Double.infinity
+      var observable = Double.infinity
       for _ in 0..<3 {
+        let objects = (0..<size).map { _ in SmallObservable() }
+        let observableRoot = RootObservable()
+        observable = min(observable, Measure.nanoseconds {
+          var start = 0
+          while start < size {
+            let end = min(size, start + 1_000)
+            observableRoot.children.append(contentsOf: objects[start..<end])
+            start = end
+          }
+        })
+        precondition(observableRoot.children.count == size)
         let models = (0..<size).map { _ in SmallModel() }
         let root = RootModel().withAnchor()
         single = min(single, Measure.nanoseconds {
@@ -179,10 +237,12 @@ struct CoreBenchmarks {
         precondition(root.children.count == size && batchedRoot.children.count == size)
       }
       results[size] = (single / 1e6, batched / 1e6)
-      report.row("\(size)", format(single / 1e6, "ms"), format(batched / 1e6, "ms"), "")
+      observableBatches[size] = observable / 1e6
+      report.row("\(size)", format(single / 1e6, "ms"), format(batched / 1e6, "ms"), format(observable / 1e6, "ms"))
     }
     let small = results[sizes[0]]!, large = results[sizes[1]]!
     report.row("ratio 10x the children", ratio(large.0, small.0), ratio(large.1, small.1), "goal: at most 12x (linear)")
     report.print()
+    return (large.1, observableBatches[sizes[1]]!)
   }
 }

@@ -63,6 +63,9 @@ public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded
   func visitChildren(property: Int, into visitor: inout ModelVisitor) { fatalError("abstract") }
   /// A copy of the whole state (`M._$State`), for recorded states. Lock held.
   func anyStateCopy() -> any Sendable { fatalError("abstract") }
+  /// The model value this context is the whole of, when the model's value holds nothing
+  /// but its context (no `let`s): nil otherwise, since a `let` lives in the value only.
+  func valueOfContextOnlyModel() -> (any Model)? { fatalError("abstract") }
   /// Puts back a state taken by ``anyStateCopy()``, unrecorded. Lock held.
   func replaceAnyState(_ state: any Sendable) { fatalError("abstract") }
   /// An undo part restoring `values` (property name to JSON) of this model, decoded with

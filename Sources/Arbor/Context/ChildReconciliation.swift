@@ -203,7 +203,7 @@ extension ModelTree {
     while let current = stack.popLast() {
       let context = current._$anyContext
       pendingActivations.append(current)
-      if !context.isTreeRoot { modelsByID[context.id] = current }
+      if !context.isTreeRoot { register(current, context: context) }
       var adopted: [any Model] = []
       let propertyCount = context.propertyCount
       for property in 0..<propertyCount {

@@ -65,6 +65,20 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
 
   override func anyStateCopy() -> any Sendable { _state }
 
+  /// A model whose value is one reference (its context) and nothing else has the layout of
+  /// that reference: the value is rebuilt from the context. Models with `let`s are larger,
+  /// and get nil.
+  override func valueOfContextOnlyModel() -> (any Model)? {
+    guard Self.valueIsContextOnly else { return nil }
+    return unsafeBitCast(self, to: M.self)
+  }
+
+  /// Whether `M`'s value is its context reference alone (`@Model` stores the context first;
+  /// any `let` makes the value larger).
+  static var valueIsContextOnly: Bool {
+    MemoryLayout<M>.size == MemoryLayout<ModelContext<M>>.size && MemoryLayout<M>.alignment == MemoryLayout<ModelContext<M>>.alignment
+  }
+
   override func replaceAnyState(_ state: any Sendable) {
     if let state = state as? M._$State { _state = state }
   }

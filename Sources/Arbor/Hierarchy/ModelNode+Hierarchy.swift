@@ -64,7 +64,7 @@ extension ModelNode {
       return contexts.compactMap { visited -> (any Model)? in
         if visited === context { return model }
         if let tree {
-          if let found = tree.modelsByID[visited.id] ?? tree.dependencyModels[visited.id] { return found }
+          if let found = tree.model(withID: visited.id) ?? tree.dependencyModels[visited.id] { return found }
           if visited === tree.root { return tree.rootModel?(visited) }
         }
         return nil

@@ -95,6 +95,6 @@ extension Model {
     let context = _$anyContext
     if context.id == id { return self }
     guard let tree = context.tree else { return nil }
-    return tree.lock.withLock { tree.modelsByID[id] }
+    return tree.lock.withLock { tree.model(withID: id) }
   }
 }

@@ -87,7 +87,7 @@ struct ModificationFilter: Sendable {
     /// The context of the model `id`, if it is still in the tree.
     func context(of id: ModelID) -> AnyModelContext? {
       if id == observed.id { return observed }
-      if let model = tree.modelsByID[id] { return model._$anyContext }
+      if let context = tree.contextsByID[id] { return context }
       if let root = tree.root, root.id == id { return root }
       return nil
     }

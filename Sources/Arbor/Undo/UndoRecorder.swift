@@ -347,7 +347,7 @@ final class UndoRecorder: @unchecked Sendable {  // Sendable: every field is gua
 extension ModelTree {
   /// The anchored model with `id`, the root included. Lock held.
   func liveContext(_ id: ModelID) -> AnyModelContext? {
-    if let model = modelsByID[id] { return model._$anyContext }
+    if let context = contextsByID[id] { return context }
     if let root, root.id == id { return root }
     return nil
   }

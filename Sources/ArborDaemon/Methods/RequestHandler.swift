@@ -62,7 +62,7 @@ final class RequestHandler: Sendable {
   /// `Params` type (`ArborRPC`), and its reply is built from its `Result` type.
   func handleNow(_ request: RPCRequest, connection: ConnectionContext, inBatch: Bool) -> Handling {
     let started = ContinuousClock.now
-    let method = Method(rawValue: request.method)
+    let method = Method.named(request.method)
     let handling = route(request, method: method, connection: connection, inBatch: inBatch)
     let metrics = stats.metrics
     switch handling {

@@ -43,6 +43,16 @@ public enum ArborMethod: String, CaseIterable, Sendable, Hashable {
 
   /// Whether it changes the state (refused while the journal cannot write).
   public var writes: Bool { self == .intentCall || self == .stateRestore || self == .historyUndo || self == .historyRedo }
+
+  /// The method with this name, found in a table made once: what a server does for every
+  /// request (the `rawValue` initializer compares the name with each case's in turn).
+  ///
+  /// ```swift
+  /// ArborMethod.named("intent.call")   // .intentCall
+  /// ```
+  public static func named(_ name: String) -> ArborMethod? { byName[name] }
+
+  private static let byName: [String: ArborMethod] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
 }
 
 /// The notifications a daemon sends on a connection with watches.
