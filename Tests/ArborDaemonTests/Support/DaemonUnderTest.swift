@@ -122,6 +122,11 @@ func withDaemon<T: Sendable>(
       DaemonHarness.killIfStillRunning(daemon.pid, after: 20)
       return .success(value)
     } catch {
+      // What the daemon says of itself, for the failure: a call that timed out names only
+      // itself.
+      if kill(daemon.pid, 0) == 0 {
+        Issue.record("the test failed (\(error)) with the daemon (pid \(daemon.pid)) still running: it is killed.\n\(await DaemonHarness.describe(daemon))")
+      }
       try? execution.send(signal: .kill)
       return .failure(error)
     }
@@ -140,27 +145,30 @@ extension DaemonHarness {
   static func watch(_ daemon: DaemonUnderTest, for seconds: Int) -> Task<Void, Never> {
     Task {
       do { try await Task.sleep(for: .seconds(seconds)) } catch { return }
-      let status: String
-      do {
-        let socket = daemon.socket
-        status = try await withDeadline("daemon.status for the watchdog", seconds: 5) {
-          let connection = try await ArborConnection.connect(to: socket)
-          defer { connection.close() }
-          return try await connection.call("daemon.status").jsonString
-        }
-      } catch {
-        status = "no status: \(error)"
-      }
-      let log = daemon.log
-      Issue.record(
-        """
-        the test's calls on the daemon (pid \(daemon.pid)) ran past \(seconds) s: it is killed.
-        status: \(status)
-        log (the last 6,000 characters):
-        \(log.suffix(6_000))
-        """)
+      Issue.record("the test's calls on the daemon (pid \(daemon.pid)) ran past \(seconds) s: it is killed.\n\(await describe(daemon))")
       kill(daemon.pid, SIGKILL)
     }
+  }
+
+  /// The daemon's `daemon.status` (asked on a new connection, 5 s at most) and the end of
+  /// its log, for a failure message.
+  static func describe(_ daemon: DaemonUnderTest) async -> String {
+    let status: String
+    do {
+      let socket = daemon.socket
+      status = try await withDeadline("daemon.status for the failure message", seconds: 5) {
+        let connection = try await ArborConnection.connect(to: socket)
+        defer { connection.close() }
+        return try await connection.call("daemon.status").jsonString
+      }
+    } catch {
+      status = "no status: \(error)"
+    }
+    return """
+      status: \(status)
+      log (the last 6,000 characters):
+      \(daemon.log.suffix(6_000))
+      """
   }
 
   /// Waits (30 s at most) until a daemon accepts a connection on `socket`.
