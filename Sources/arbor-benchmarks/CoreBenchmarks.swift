@@ -195,6 +195,16 @@ struct CoreBenchmarks {
 
   // MARK: 4. Appending children
 
+  /// Calls `body` with `0..<count` cut into ranges of `size`, in order.
+  static func inBatches(of size: Int, upTo count: Int, _ body: (Range<Int>) -> Void) {
+    var start = 0
+    while start < count {
+      let end = min(count, start + size)
+      body(start..<end)
+      start = end
+    }
+  }
+
   /// Returns the largest size's batches, and the same appends to an `@Observable` root.
   @discardableResult
   func appends() -> (arbor: Double, observable: Double) {
@@ -211,12 +221,7 @@ struct CoreBenchmarks {
         let objects = (0..<size).map { _ in SmallObservable() }
         let observableRoot = RootObservable()
         observable = min(observable, Measure.nanoseconds {
-          var start = 0
-          while start < size {
-            let end = min(size, start + 1_000)
-            observableRoot.children.append(contentsOf: objects[start..<end])
-            start = end
-          }
+          Self.inBatches(of: 1_000, upTo: size) { observableRoot.children.append(contentsOf: objects[$0]) }
         })
         precondition(observableRoot.children.count == size)
         let models = (0..<size).map { _ in SmallModel() }
@@ -227,12 +232,7 @@ struct CoreBenchmarks {
         let batchedModels = (0..<size).map { _ in SmallModel() }
         let batchedRoot = RootModel().withAnchor()
         batched = min(batched, Measure.nanoseconds {
-          var start = 0
-          while start < size {
-            let end = min(size, start + 1_000)
-            batchedRoot.children.append(contentsOf: batchedModels[start..<end])
-            start = end
-          }
+          Self.inBatches(of: 1_000, upTo: size) { batchedRoot.children.append(contentsOf: batchedModels[$0]) }
         })
         precondition(root.children.count == size && batchedRoot.children.count == size)
       }
