@@ -87,11 +87,6 @@ public struct Change: Sendable {
 
   /// `value` as JSON; nil (success) when it is not state.
   private static func encode(_ value: any Sendable) -> Result<JSONValue?, ChangeEncodingError> {
-    // The commonest values are taken as they are, as the encoder would write them: no
-    // conformance look-up, no encoder.
-    if let number = value as? Int { return .success(.int(Int64(number))) }
-    if let text = value as? String { return .success(.string(text)) }
-    if let flag = value as? Bool { return .success(.bool(flag)) }
     guard let encodable = value as? any Encodable else { return .success(nil) }
     do {
       return .success(try JSONValueEncoder().encode(encodable))

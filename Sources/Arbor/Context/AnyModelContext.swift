@@ -66,6 +66,8 @@ public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded
   /// The model value this context is the whole of, when the model's value holds nothing
   /// but its context (no `let`s): nil otherwise, since a `let` lives in the value only.
   func valueOfContextOnlyModel() -> (any Model)? { fatalError("abstract") }
+  /// Whether ``valueOfContextOnlyModel()`` gives the value: the model has no `let`s.
+  var valueIsContextOnly: Bool { fatalError("abstract") }
   /// Puts back a state taken by ``anyStateCopy()``, unrecorded. Lock held.
   func replaceAnyState(_ state: any Sendable) { fatalError("abstract") }
   /// An undo part restoring `values` (property name to JSON) of this model, decoded with

@@ -69,13 +69,13 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
   /// that reference: the value is rebuilt from the context. Models with `let`s are larger,
   /// and get nil.
   override func valueOfContextOnlyModel() -> (any Model)? {
-    guard Self.valueIsContextOnly else { return nil }
+    guard valueIsContextOnly else { return nil }
     return unsafeBitCast(self, to: M.self)
   }
 
-  /// Whether `M`'s value is its context reference alone (`@Model` stores the context first;
-  /// any `let` makes the value larger).
-  static var valueIsContextOnly: Bool {
+  /// Whether `M`'s value is its context reference alone (`@Model` stores the context; any
+  /// `let` makes the value larger).
+  override var valueIsContextOnly: Bool {
     MemoryLayout<M>.size == MemoryLayout<ModelContext<M>>.size && MemoryLayout<M>.alignment == MemoryLayout<ModelContext<M>>.alignment
   }
 

@@ -128,13 +128,7 @@ public struct IntentDispatcher<Root: Model>: Sendable {
   /// are decoded).
   private static func prepare<M: Model>(_ intent: String, of type: M.Type, parameters: JSONValue) throws -> (_IntentDescriptor<M>, _IntentArguments) {
     let intents = M._$intents
-    // A plain loop: `first(where:)` is not specialized for a generic model here.
-    var found: _IntentDescriptor<M>?
-    for index in intents.indices where intents[index].name == intent {
-      found = intents[index]
-      break
-    }
-    guard let descriptor = found else {
+    guard let descriptor = intents.first(where: { $0.name == intent }) else {
       throw IntentError.unknownIntent(intent: intent, modelType: M._$typeName, available: intents.map(\.name))
     }
     guard case .object(let values) = parameters else {

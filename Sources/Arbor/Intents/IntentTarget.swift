@@ -66,7 +66,7 @@ extension Model {
   }
 
   /// Whether `tokens` begin with `components`, each as its JSON Pointer token (an index as
-  /// its digits, without leading zeros), compared without making the tokens.
+  /// the pointer reads it), compared without making the tokens.
   private static func tokens(_ tokens: ArraySlice<String>, startWith components: [PathComponent]) -> Bool {
     guard components.count <= tokens.count else { return false }
     for (component, token) in zip(components, tokens) {
@@ -74,16 +74,7 @@ extension Model {
       case .property(let name), .key(let name):
         guard name == token else { return false }
       case .index(let index):
-        var value = 0
-        var digits = 0
-        for byte in token.utf8 {
-          guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), !(digits == 1 && value == 0), value <= Int.max / 10 - 9 else {
-            return false
-          }
-          value = value * 10 + Int(byte - UInt8(ascii: "0"))
-          digits += 1
-        }
-        guard digits > 0, value == index else { return false }
+        guard JSONPointer.index(named: token) == index else { return false }
       }
     }
     return true

@@ -213,7 +213,7 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   /// Registers an anchored model (not the root) by its id. Lock held.
   func register(_ model: any Model, context: AnyModelContext) {
     contextsByID[context.id] = context
-    if context.valueOfContextOnlyModel() == nil { valuesWithLetsByID[context.id] = model }
+    if !context.valueIsContextOnly { valuesWithLetsByID[context.id] = model }
   }
 
   /// Marks `context` and every descendant no longer reachable as destructed, parents first.

@@ -113,29 +113,33 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
     return current
   }
 
-  /// The index a token names in an array, per RFC 6901: digits without leading zeros.
-  /// `pointer` is made only for the error.
-  static func arrayIndex(_ token: String, count: Int, at pointer: @autoclosure () -> JSONPointer) throws -> Int {
+  /// The index a token names in an array, per RFC 6901: digits without leading zeros;
+  /// nil for any other token.
+  ///
+  /// ```swift
+  /// JSONPointer.index(named: "12")   // 12
+  /// JSONPointer.index(named: "012")  // nil
+  /// ```
+  public static func index(named token: String) -> Int? {
     var index = 0
     var digits = 0
-    var valid = true
     for byte in token.utf8 {
-      guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), !(digits == 1 && index == 0) else {
-        valid = false
-        break
-      }
+      guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), !(digits == 1 && index == 0) else { return nil }
       let (times, overflowA) = index.multipliedReportingOverflow(by: 10)
       let (sum, overflowB) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
-      guard !overflowA, !overflowB else {
-        valid = false
-        break
-      }
+      guard !overflowA, !overflowB else { return nil }
       index = sum
       digits += 1
     }
-    guard valid, digits > 0 else { throw JSONPointerError.invalidIndex(pointer(), token) }
+    return digits > 0 ? index : nil
+  }
+
+  /// ``index(named:)``, or the error naming `pointer` (made only for the error).
+  static func arrayIndex(_ token: String, count: Int, at pointer: @autoclosure () -> JSONPointer) throws -> Int {
+    guard let index = index(named: token) else { throw JSONPointerError.invalidIndex(pointer(), token) }
     return index
   }
+
 }
 
 /// Why a JSON Pointer could not be parsed or resolved.
