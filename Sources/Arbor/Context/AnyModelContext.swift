@@ -15,13 +15,16 @@ public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded
 
   /// The tree, published once (nil until anchored): an unmanaged, retained `ModelTree`.
   @usableFromInline let treeAddress = Atomic<UInt>(0)
-  @exclusivity(unchecked) var lifetime: ModelLifetime
+  // The order of the fields below is part of a model's memory: `parentLinks` ends on a
+  // single byte, and the two one-byte fields after it fill the rest of its last word
+  // (declared anywhere else, each would take a word of its own).
   @exclusivity(unchecked) var parentLinks: ParentLinks = .none
+  @exclusivity(unchecked) var lifetime: ModelLifetime
+  /// Whether this context is the root of its tree (set once, when anchored as a root).
+  @exclusivity(unchecked) var isTreeRoot = false
   @exclusivity(unchecked) var childTable: ChildTable?
   @exclusivity(unchecked) var observers: [ObserverEntry] = []
   @exclusivity(unchecked) var hooks: ContextHooks?
-  /// Whether this context is the root of its tree (set once, when anchored as a root).
-  @exclusivity(unchecked) var isTreeRoot = false
 
   init(id: ModelID = .generate(), lifetime: ModelLifetime = .initial) {
     self.id = id

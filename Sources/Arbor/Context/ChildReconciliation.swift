@@ -37,7 +37,7 @@ extension AnyModelContext {
     var children = ContiguousArray<AnyModelContext>()
     children.reserveCapacity(visitor.found.count)
     for found in visitor.found {
-      if let child = link(found.model, property: property, position: ChildPosition(found.components), tree: tree, notifying: false) {
+      if let child = link(found.model, property: property, position: found.position, tree: tree, notifying: false) {
         children.append(child)
       }
     }
@@ -214,10 +214,11 @@ extension ModelTree {
         context.childTable = table
         let slot = table.slot(of: property)
         table.entries[slot].children = []
+        table.entries[slot].children.reserveCapacity(visitor.found.count)
         for found in visitor.found {
           let child = found.model._$anyContext
           guard child.canJoin(self) else { continue }
-          child.parentLinks.append(ParentLink(parent: context, property: property, position: ChildPosition(found.components)))
+          child.parentLinks.append(ParentLink(parent: context, property: property, position: found.position))
           table.entries[slot].children.append(child)
           if child.lifetime != .anchored {
             if child.tree == nil { child.publish(self) }

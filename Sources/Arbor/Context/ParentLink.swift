@@ -1,4 +1,5 @@
 /// Where a child model sits inside one property of its parent.
+@usableFromInline
 enum ChildPosition {
   /// The property holds the child directly (a single or optional child).
   case direct
@@ -7,6 +8,7 @@ enum ChildPosition {
   /// Any other container: the components below the property.
   case components([PathComponent])
 
+  @usableFromInline
   init(_ components: [PathComponent]) {
     switch components.count {
     case 0: self = .direct

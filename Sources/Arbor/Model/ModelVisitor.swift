@@ -6,12 +6,17 @@ public struct ModelVisitor {
   @usableFromInline
   struct Found {
     var model: any Model
-    var components: [PathComponent]
+    /// Where the model sits below the property. Kept as a position, not as a copy of the
+    /// walk's components: a copy would make the walk's next step copy its array, one
+    /// allocation per model found.
+    var position: ChildPosition
+
+    var components: [PathComponent] { position.components }
 
     @usableFromInline
     init(model: any Model, components: [PathComponent]) {
       self.model = model
-      self.components = components
+      self.position = ChildPosition(components)
     }
   }
 

@@ -29,10 +29,9 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   @exclusivity(unchecked) var pendingActivations: [any Model] = []
   /// Every anchored model but the root, by id, as its context: intents find their target
   /// by id without walking the tree. Kept by `adoptSubtree` and `destruct`; the root is not
-  /// in it (a `withAnchor()` root must be free to go when its last reference does). A
-  /// context is one word: an `any Model` here took five per model (and, at the table's
-  /// load, about 40 bytes more per model).
-  @exclusivity(unchecked) var contextsByID: [ModelID: AnyModelContext] = [:]
+  /// in it (a `withAnchor()` root must be free to go when its last reference does). One
+  /// word per slot (see ``ContextIndex``).
+  let contextsByID = ContextIndex()
   /// The values of the anchored models whose value holds more than its context (a model
   /// with `let`s), which the context alone cannot give back.
   @exclusivity(unchecked) var valuesWithLetsByID: [ModelID: any Model] = [:]
@@ -212,7 +211,7 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
 
   /// Registers an anchored model (not the root) by its id. Lock held.
   func register(_ model: any Model, context: AnyModelContext) {
-    contextsByID[context.id] = context
+    contextsByID.insert(context)
     if !context.valueIsContextOnly { valuesWithLetsByID[context.id] = model }
   }
 
@@ -224,7 +223,7 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
     var lostParent: [AnyModelContext] = []
     while let current = stack.popLast() {
       current.lifetime = .destructed
-      contextsByID[current.id] = nil
+      contextsByID.remove(current.id)
       if !valuesWithLetsByID.isEmpty { valuesWithLetsByID[current.id] = nil }
       if !excludedFromModifications.isEmpty { excludedFromModifications[current.id] = nil }
       work.deactivations.append(current)
