@@ -5,17 +5,37 @@ import IssueReporting
 ///
 /// The references are unowned: a scope lives only inside one method of a context, and the
 /// context keeps its tree (and so the tree's lock) alive; stripe locks are never released.
+/// A write in a tree keeps what it wakes in the tree, so its scope holds no reference
+/// that needs counting but `effects`, which only a write before anchoring creates.
 public struct _WriteScope {
   @usableFromInline unowned(unsafe) let lock: TreeLock
-  @usableFromInline unowned(unsafe) let tree: ModelTree?
-  @usableFromInline var observers: [AccessObserver] = []
-  @usableFromInline var issues: [String] = []
+  /// The tree, unretained: a write's hot path reaches it without counting a reference.
+  @usableFromInline let treeReference: Unmanaged<ModelTree>?
+  @usableFromInline var tree: ModelTree? { treeReference?.takeUnretainedValue() }
+  /// Before anchoring, what to do once the lock is released; nil until there is any.
+  @usableFromInline var effects: DetachedWriteEffects?
 
   @usableFromInline
-  init(lock: TreeLock, tree: ModelTree?) {
+  init(lock: TreeLock, tree: Unmanaged<ModelTree>?) {
     self.lock = lock
-    self.tree = tree
+    self.treeReference = tree
   }
+
+  /// The effects of a write before anchoring, created on first use.
+  mutating func detachedEffects() -> DetachedWriteEffects {
+    if let effects { return effects }
+    let created = DetachedWriteEffects()
+    effects = created
+    return created
+  }
+}
+
+/// What a write to a model not yet in a tree does once its stripe lock is released: wake
+/// observers, report issues.
+@usableFromInline
+final class DetachedWriteEffects {
+  var observers: [AccessObserver] = []
+  var issues: [String] = []
 }
 
 extension AnyModelContext {
@@ -26,29 +46,33 @@ extension AnyModelContext {
     guard let tree = unownedTree else {
       return _WriteScope(lock: lock.takeUnretainedValue(), tree: nil)
     }
-    return tree._withUnsafeGuaranteedRef { tree in
+    tree._withUnsafeGuaranteedRef { tree in
       tree.depth += 1
       if tree.stateCaptures > 0 { tree.captureStateBefore(self) }
-      return _WriteScope(lock: lock.takeUnretainedValue(), tree: tree)
     }
+    return _WriteScope(lock: lock.takeUnretainedValue(), tree: tree)
   }
 
   /// Closes the implicit transaction: the outermost one commits, then the lock is released,
   /// then issues are reported and hooks and observers run.
   @usableFromInline
   final func _endWrite(_ scope: _WriteScope) {
-    guard let tree = scope.tree else {
+    guard let tree = scope.treeReference else {
       scope.lock.unlock()
-      for issue in scope.issues { reportIssue(issue) }
-      for observer in scope.observers { observer.notify() }
+      guard let effects = scope.effects else { return }
+      for issue in effects.issues { reportIssue(issue) }
+      for observer in effects.observers { observer.notify() }
       return
     }
-    tree.depth -= 1
-    guard tree.depth == 0 else {
+    let done = tree._withUnsafeGuaranteedRef { tree in
+      tree.depth -= 1
+      return tree.depth > 0 || tree.commitQuietly()
+    }
+    if done {
       scope.lock.unlock()
       return
     }
-    let work = tree.commit()
+    let work = tree._withUnsafeGuaranteedRef { $0.commit() }
     scope.lock.unlock()
     work?.run()
   }
@@ -62,7 +86,7 @@ extension AnyModelContext {
     if let tree = scope.tree {
       tree.pendingIssues.append(issue)
     } else {
-      scope.issues.append(issue)
+      scope.detachedEffects().issues.append(issue)
     }
     return false
   }
@@ -70,12 +94,14 @@ extension AnyModelContext {
   /// Records that `property` now holds a new plain value.
   @usableFromInline
   final func _didSet(_ property: Int, _ scope: inout _WriteScope, _ value: () -> any Sendable) {
-    if let tree = scope.tree, lifetime == .anchored {
-      tree.changedInTransaction = true
-      if tree.isRecording {
-        let paths = pathsFromRoot()
-        if !paths.isEmpty {
-          tree.record(Change(modelID: id, modelType: typeName, paths: paths, property: propertyName(property), operation: .set(value())))
+    if let tree = scope.treeReference, lifetime == .anchored {
+      tree._withUnsafeGuaranteedRef { tree in
+        tree.changedInTransaction = true
+        if tree.isRecording {
+          let paths = pathsFromRoot()
+          if !paths.isEmpty {
+            tree.record(Change(modelID: id, modelType: typeName, paths: paths, property: propertyName(property), operation: .set(value())))
+          }
         }
       }
     }
@@ -96,7 +122,7 @@ extension AnyModelContext {
       if let tree = scope.tree {
         tree.pendingObservers.append(entry.observer)
       } else {
-        scope.observers.append(entry.observer)
+        scope.detachedEffects().observers.append(entry.observer)
       }
     }
   }

@@ -129,6 +129,24 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
 
   /// Ends the outermost transaction. Called with the lock held; the returned work must run
   /// after the lock is released.
+  /// Commits the transaction when nothing is to be done after it (no undo, taps,
+  /// subscribers, listeners, traced call, observer, activation or issue: a plain write to
+  /// a tree nobody watches) and returns true; otherwise changes nothing and returns false,
+  /// for ``commit()``. Exactly what `commit()` would do in that case, without building
+  /// its work. Lock held.
+  @inline(__always)
+  func commitQuietly() -> Bool {
+    guard undo == nil, modificationTaps.isEmpty, capturedBefore.isEmpty, pendingChanges.isEmpty,
+      pendingDetached.isEmpty, pendingActivations.isEmpty, pendingObservers.isEmpty,
+      pendingCancellations.isEmpty, pendingIssues.isEmpty, !delivering
+    else { return false }
+    guard changedInTransaction else { return true }
+    guard !isRecording, tracingCalls.load(ordering: .relaxed) == 0 else { return false }
+    revision += 1
+    changedInTransaction = false
+    return true
+  }
+
   func commit() -> PostCommitWork? {
     let undoToDeliver = undo?.didCommit(changed: changedInTransaction, changes: pendingChanges) ?? false
     let modifications = recordsModifications
