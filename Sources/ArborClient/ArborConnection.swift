@@ -265,7 +265,7 @@ public final class ArborConnection: Sendable {
   private func read(_ inbound: NIOAsyncChannelInboundStream<ByteBuffer>) async throws {
     var framer = LineFramer(maxLineLength: maxLineLength)
     for try await buffer in inbound {
-      framer.append(buffer.readableBytesView)
+      buffer.withUnsafeReadableBytes { framer.append(bytes: $0) }
       while let line = try framer.nextLine() {
         guard let value = try? JSONValue(parsing: line) else {
           otherContinuation.yield(.string(String(decoding: line, as: UTF8.self)))

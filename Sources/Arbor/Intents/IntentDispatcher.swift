@@ -128,9 +128,18 @@ public struct IntentDispatcher<Root: Model>: Sendable {
   /// are decoded).
   private static func prepare<M: Model>(_ intent: String, of type: M.Type, parameters: JSONValue) throws -> (_IntentDescriptor<M>, _IntentArguments) {
     let intents = M._$intents
-    guard let descriptor = intents.first(where: { $0.name == intent }) else {
+    // By index, not `first(where:)`: this function runs unspecialized (the model's type
+    // is only known at run time), where the generic algorithm cost about 1,400
+    // instructions per call.
+    var found: Int?
+    for index in intents.indices where intents[index].name == intent {
+      found = index
+      break
+    }
+    guard let found else {
       throw IntentError.unknownIntent(intent: intent, modelType: M._$typeName, available: intents.map(\.name))
     }
+    let descriptor = intents[found]
     guard case .object(let values) = parameters else {
       throw IntentError.parametersNotAnObject(intent: intent, found: parameters.typeName)
     }

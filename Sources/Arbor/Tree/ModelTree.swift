@@ -195,8 +195,13 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
       pendingActivations = []
     }
     if !pendingObservers.isEmpty {
-      var seen = Set<ObjectIdentifier>()
-      work.observers = pendingObservers.filter { seen.insert(ObjectIdentifier($0)).inserted }
+      if pendingObservers.count == 1 {
+        // One observer (an `Observed` of one property): nothing to deduplicate.
+        work.observers = pendingObservers
+      } else {
+        var seen = Set<ObjectIdentifier>()
+        work.observers = pendingObservers.filter { seen.insert(ObjectIdentifier($0)).inserted }
+      }
       pendingObservers = []
     }
     return work

@@ -36,7 +36,7 @@ struct LineDecoder: ByteToMessageDecoder {
     guard case .framing(var framer) = state else { return .needMoreData }
     // The framer is taken out of the state while it is changed, so that it is not copied.
     state = .discarding
-    framer.append(buffer.readableBytesView)
+    buffer.withUnsafeReadableBytes { framer.append(bytes: $0) }
     do {
       while let line = try framer.takeLine() {
         if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }

@@ -54,6 +54,17 @@ public struct LineFramer: Sendable {
     buffer.append(contentsOf: bytes)
   }
 
+  /// Appends bytes held in memory: one copy, with no generic sequence to walk (a
+  /// socket's read buffer hands its bytes this way).
+  ///
+  /// ```swift
+  /// buffer.withUnsafeReadableBytes { framer.append(bytes: $0) }
+  /// ```
+  public mutating func append(bytes: UnsafeRawBufferPointer) {
+    compact()
+    buffer.append(contentsOf: bytes)
+  }
+
   /// Drops consumed bytes once they are half the buffer, and lets go of a large buffer
   /// whose bytes were consumed (or that is mostly empty room).
   private mutating func compact() {

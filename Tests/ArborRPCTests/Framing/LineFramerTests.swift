@@ -31,4 +31,28 @@ import Testing
     #expect(count == 10_000)
     #expect(framer.pendingCount == 0)
   }
+
+  /// Bytes handed from memory (as the daemon's socket reads do) frame exactly as a
+  /// sequence does, across chunk boundaries and with consumed bytes compacted away.
+  @Test func bytesFromMemoryFrameAsASequenceDoes() throws {
+    let stream = Array(#"{"a":1}\#n{"b":[1,2,3]}\#r\#n\#n{"c":"é"}\#n{"d""#.utf8)
+    for chunkSize in [1, 2, 3, 7, stream.count] {
+      var fromSequence = LineFramer(maxLineLength: 64)
+      var fromMemory = LineFramer(maxLineLength: 64)
+      var sequenceLines: [[UInt8]] = []
+      var memoryLines: [[UInt8]] = []
+      var offset = 0
+      while offset < stream.count {
+        let chunk = Array(stream[offset..<min(stream.count, offset + chunkSize)])
+        offset += chunk.count
+        fromSequence.append(chunk)
+        chunk.withUnsafeBytes { fromMemory.append(bytes: $0) }
+        while let line = try fromSequence.nextLine() { sequenceLines.append(Array(line)) }
+        while let line = try fromMemory.nextLine() { memoryLines.append(Array(line)) }
+      }
+      #expect(memoryLines == sequenceLines, "chunks of \(chunkSize)")
+      #expect(memoryLines.count == 4, "chunks of \(chunkSize)")
+      #expect(fromMemory.pendingCount == 4, "the unfinished line waits")
+    }
+  }
 }
