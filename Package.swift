@@ -325,7 +325,7 @@ let package = Package(
     .testTarget(
       name: "ArborPostgresTests",
       dependencies: [
-        "ArborPostgres", "ArborStore", "Arbor", "ArborJSON", "ArborTesting", "PostgresTestServer",
+        "ArborPostgres", "ArborLocking", "ArborStore", "Arbor", "ArborJSON", "ArborTesting", "PostgresTestServer",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]

@@ -98,22 +98,18 @@ final class PostgresSession: Sendable {
   }
 
   /// Runs `body` on `connection` (one of this session's, already made), which must answer
-  /// within `timeout`, as ``answering(within:_:)``.
+  /// within `timeout`, as ``answering(within:_:)``. The caller is answered at the deadline
+  /// even if `body` has not ended (``AnswerDeadline``).
   static func answer<T: Sendable>(
     _ connection: PostgresConnection, within timeout: Duration, location: String,
     _ body: @escaping @Sendable (PostgresConnection) async throws -> T
   ) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-      group.addTask { try await body(connection) }
-      group.addTask {
-        try await Task.sleep(for: timeout)
-        try? await connection.close()
-        throw StoreError(
-          .unreachable, path: location, "the server did not answer within \(timeout): the connection was closed, and is made again at the next call")
-      }
-      defer { group.cancelAll() }
-      guard let first = try await group.next() else { throw CancellationError() }
-      return first
+    try await AnswerDeadline.run(within: timeout) {
+      try await body(connection)
+    } onTimeout: {
+      try? await connection.close()
+      return StoreError(
+        .unreachable, path: location, "the server did not answer within \(timeout): the connection was closed, and is made again at the next call")
     }
   }
 

@@ -21,21 +21,22 @@ extension PostgresStore {
   /// ```
   public func publishEvents(batch: String, prune: Bool = false) async throws(StoreError) {
     do {
-      let connection = try await services.connection()
       let term = self.term
-      let rows = try await connection.query(
-        """
-        WITH leader AS (SELECT term FROM store_leader WHERE id = 1 AND term = \(term) FOR SHARE),
-        written AS (INSERT INTO events (term, batch) SELECT leader.term, \(batch) FROM leader RETURNING seq)
-        SELECT count(*)::bigint, pg_notify('arbor_events', coalesce(max(seq), 0)::text) IS NULL FROM written
-        """, logger: logger
-      ).collect()
-      guard let (written, _) = try rows.first?.decode((Int64, Bool).self), written == 1 else {
-        throw superseded(term: try await currentTerm(on: connection))
-      }
-      if prune {
-        try await connection.query(
-          PostgresQuery(unsafeSQL: "DELETE FROM events WHERE created_at < now() - interval '\(Self.eventLifetime)'"), logger: logger)
+      try await services.answering(within: Self.writeTimeout) { [self] connection in
+        let rows = try await connection.query(
+          """
+          WITH leader AS (SELECT term FROM store_leader WHERE id = 1 AND term = \(term) FOR SHARE),
+          written AS (INSERT INTO events (term, batch) SELECT leader.term, \(batch) FROM leader RETURNING seq)
+          SELECT count(*)::bigint, pg_notify('arbor_events', coalesce(max(seq), 0)::text) IS NULL FROM written
+          """, logger: logger
+        ).collect()
+        guard let (written, _) = try rows.first?.decode((Int64, Bool).self), written == 1 else {
+          throw superseded(term: try await currentTerm(on: connection))
+        }
+        if prune {
+          try await connection.query(
+            PostgresQuery(unsafeSQL: "DELETE FROM events WHERE created_at < now() - interval '\(Self.eventLifetime)'"), logger: logger)
+        }
       }
     } catch {
       throw Self.classify(error, location: location)

@@ -66,25 +66,31 @@ extension PostgresStore {
       do {
         let term = self.term
         guard term > 0 else { return }
-        let connection = try await services.connection()
+        // Each statement must be answered in time: a connection that says nothing would
+        // otherwise stop the leader serving standbys, silently.
         if ContinuousClock.now - lastCleanup > .seconds(30) {
           lastCleanup = .now
           let unknown = Self.unknownOutcomeReply
-          try await connection.query(
-            "UPDATE intent_queue SET reply = \(unknown) WHERE reply IS NULL AND claimed_term < \(term)", logger: logger)
-          try await connection.query(
-            "DELETE FROM intent_queue WHERE reply IS NOT NULL AND created_at < now() - interval '5 minutes'", logger: logger)
+          try await services.answering(within: Self.readTimeout) { [logger] connection in
+            try await connection.query(
+              "UPDATE intent_queue SET reply = \(unknown) WHERE reply IS NULL AND claimed_term < \(term)", logger: logger)
+            try await connection.query(
+              "DELETE FROM intent_queue WHERE reply IS NOT NULL AND created_at < now() - interval '5 minutes'", logger: logger)
+          }
         }
         while true {
-          var claimed: [ForwardedIntent] = []
-          for try await (id, sender, request) in try await connection.query(
-            """
-            UPDATE intent_queue SET claimed_term = \(term) WHERE id IN (
-              SELECT id FROM intent_queue WHERE claimed_term IS NULL ORDER BY id LIMIT 100 FOR UPDATE SKIP LOCKED)
-            RETURNING id, sender, request
-            """, logger: logger
-          ).decode((Int64, String, String).self) {
-            claimed.append(ForwardedIntent(id: id, sender: sender, request: request))
+          let claimed = try await services.answering(within: Self.readTimeout) { [logger] connection in
+            var claimed: [ForwardedIntent] = []
+            for try await (id, sender, request) in try await connection.query(
+              """
+              UPDATE intent_queue SET claimed_term = \(term) WHERE id IN (
+                SELECT id FROM intent_queue WHERE claimed_term IS NULL ORDER BY id LIMIT 100 FOR UPDATE SKIP LOCKED)
+              RETURNING id, sender, request
+              """, logger: logger
+            ).decode((Int64, String, String).self) {
+              claimed.append(ForwardedIntent(id: id, sender: sender, request: request))
+            }
+            return claimed
           }
           guard !claimed.isEmpty else { break }
           for intent in claimed.sorted(by: { $0.id < $1.id }) {

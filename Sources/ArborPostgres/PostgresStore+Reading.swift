@@ -72,21 +72,23 @@ extension PostgresStore {
 
   public func journalRange() throws(StoreError) -> ClosedRange<UInt64>? {
     try waiting { [self] in
-      let connection = try await reader.connection()
-      let rows = try await connection.query("SELECT MIN(revision), MAX(revision) FROM journal", logger: logger).collect()
-      guard let (low, high) = try rows.first?.decode((Int64?, Int64?).self), let low, let high else { return nil }
-      return UInt64(bitPattern: low)...UInt64(bitPattern: high)
+      try await reader.answering(within: Self.readTimeout) { [logger] connection in
+        let rows = try await connection.query("SELECT MIN(revision), MAX(revision) FROM journal", logger: logger).collect()
+        guard let (low, high) = try rows.first?.decode((Int64?, Int64?).self), let low, let high else { return nil }
+        return UInt64(bitPattern: low)...UInt64(bitPattern: high)
+      }
     }
   }
 
   public func snapshotRevisions() throws(StoreError) -> [UInt64] {
     try waiting { [self] in
-      let connection = try await reader.connection()
-      var revisions: [UInt64] = []
-      for try await revision in try await connection.query("SELECT revision FROM snapshots ORDER BY revision", logger: logger).decode(Int64.self) {
-        revisions.append(UInt64(bitPattern: revision))
+      try await reader.answering(within: Self.readTimeout) { [logger] connection in
+        var revisions: [UInt64] = []
+        for try await revision in try await connection.query("SELECT revision FROM snapshots ORDER BY revision", logger: logger).decode(Int64.self) {
+          revisions.append(UInt64(bitPattern: revision))
+        }
+        return revisions
       }
-      return revisions
     }
   }
 

@@ -369,13 +369,14 @@ public final class PostgresStore: StateStore {
 
   /// Reads how much room the store's tables take.
   func refreshSize() async {
-    guard let connection = try? await reader.connection(),
-      let rows = try? await connection.query(
+    let size = try? await reader.answering(within: Self.readTimeout) { [logger] connection in
+      let rows = try await connection.query(
         "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c WHERE c.relname IN ('store_info', 'store_leader', 'snapshots', 'snapshot_parts', 'journal', 'undo_steps') AND c.relkind = 'r'",
         logger: logger
-      ).collect(),
-      let size = try? rows.first?.decode(Int64.self)
-    else { return }
+      ).collect()
+      return try rows.first?.decode(Int64.self)
+    }
+    guard let size else { return }
     bytes.store(Int(size), ordering: .relaxed)
   }
 

@@ -1,0 +1,89 @@
+import ArborLocking
+@testable import ArborPostgres
+import Testing
+
+/// The deadline of a question to the server holds even when the question never ends.
+@Suite struct AnswerDeadlineTests {
+  struct TimedOut: Error {}
+  struct Failed: Error, Equatable {}
+
+  /// An operation that ignores cancellation and ends only when let go.
+  final class Stuck: Sendable {
+    private let waiter = LockedState<CheckedContinuation<Void, Never>?>(nil)
+    private let released = LockedState(false)
+
+    func wait() async {
+      await withCheckedContinuation { continuation in
+        let now = released.withLock { released -> Bool in
+          if released { return true }
+          waiter.withLock { $0 = continuation }
+          return false
+        }
+        if now { continuation.resume() }
+      }
+    }
+
+    func release() {
+      let waiting = released.withLock { released -> CheckedContinuation<Void, Never>? in
+        released = true
+        return waiter.withLock { waiter in
+          defer { waiter = nil }
+          return waiter
+        }
+      }
+      waiting?.resume()
+    }
+  }
+
+  @Test func anOperationThatNeverEndsIsLeftAtTheDeadline() async throws {
+    let stuck = Stuck()
+    let timeouts = LockedState(0)
+    let start = ContinuousClock.now
+    await #expect(throws: TimedOut.self) {
+      try await AnswerDeadline.run(within: .milliseconds(200)) {
+        await stuck.wait()
+        return 1
+      } onTimeout: {
+        timeouts.withLock { $0 += 1 }
+        return TimedOut()
+      }
+    }
+    let waited = ContinuousClock.now - start
+    #expect(waited < .seconds(5), "the caller waited \(waited), not the deadline of 200 ms")
+    #expect(timeouts.withLock { $0 } == 1)
+    stuck.release()
+  }
+
+  @Test func aQuickAnswerComesBackAndTheTimerNeverFires() async throws {
+    let timeouts = LockedState(0)
+    for value in 0..<200 {
+      let answer = try await AnswerDeadline.run(within: .milliseconds(100)) { value * 2 } onTimeout: {
+        timeouts.withLock { $0 += 1 }
+        return TimedOut()
+      }
+      #expect(answer == value * 2)
+    }
+    try await Task.sleep(for: .milliseconds(300))
+    #expect(timeouts.withLock { $0 } == 0, "a timer outlived its answer")
+    await #expect(throws: Failed.self) {
+      try await AnswerDeadline.run(within: .seconds(10)) { () async throws -> Int in throw Failed() } onTimeout: { TimedOut() }
+    }
+  }
+
+  @Test func aCancelledCallerIsAnsweredAtOnceEvenIfTheOperationIgnoresIt() async throws {
+    let stuck = Stuck()
+    let caller = Task {
+      try await AnswerDeadline.run(within: .seconds(60)) {
+        await stuck.wait()
+        return 1
+      } onTimeout: { TimedOut() }
+    }
+    try await Task.sleep(for: .milliseconds(50))
+    let start = ContinuousClock.now
+    caller.cancel()
+    let result = await caller.result
+    #expect(throws: CancellationError.self) { try result.get() }
+    #expect(ContinuousClock.now - start < .seconds(5), "the cancelled caller waited for the operation")
+    stuck.release()
+  }
+}
