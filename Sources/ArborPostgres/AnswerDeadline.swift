@@ -1,4 +1,5 @@
 import ArborLocking
+import Dispatch
 
 /// Waits for an operation until a deadline, and no longer: at the deadline the caller is
 /// resumed with the timeout's error whether or not the operation has ended.
@@ -8,42 +9,51 @@ import ArborLocking
 /// would hold its caller past the deadline, and everything queued behind the caller
 /// (a session's turns, a standby's reads) with it.
 ///
+/// The timer is a Dispatch timer, not a sleeping task: a deadline must pass on time even
+/// when the cooperative pool is busy (a test suite under load delayed a 200 ms
+/// `Task.sleep` by 14 s).
+///
 /// ```swift
 /// let rows = try await AnswerDeadline.run(within: .seconds(10)) {
 ///   try await connection.query("SELECT 1", logger: logger).collect()
 /// } onTimeout: {
-///   try? await connection.close()
+///   connection.close().whenComplete { _ in }
 ///   return StoreError(.unreachable, path: location, "the server did not answer within 10 seconds")
 /// }
 /// ```
 enum AnswerDeadline {
-  private struct State<T: Sendable>: Sendable {
+  private struct State<T: Sendable> {
     var continuation: CheckedContinuation<T, any Error>?
     var settled = false
     var cancelled = false
     var work: Task<Void, Never>?
-    var timer: Task<Void, Never>?
+    var timer: DispatchWorkItem?
   }
+
+  /// The queue the timers run on.
+  private static let timers = DispatchQueue(label: "org.arbor.postgres.deadlines")
 
   /// Runs `operation` in a task of its own; returns its result, or throws what
   /// `onTimeout` returns once `timeout` has passed (the operation is then cancelled and
   /// left to end on its own), or `CancellationError` when the caller is cancelled.
+  /// `onTimeout` runs on the timer's queue: it must not wait.
   static func run<T: Sendable>(
     within timeout: Duration,
     _ operation: @escaping @Sendable () async throws -> T,
-    onTimeout: @escaping @Sendable () async -> any Error
+    onTimeout: @escaping @Sendable () -> any Error
   ) async throws -> T {
     let state = LockedState(State<T>())
     /// Resumes the caller once, with the first result; false if it was already resumed.
     @Sendable func settle(_ result: Result<T, any Error>) -> Bool {
-      let (continuation, tasks) = state.withLock { state -> (CheckedContinuation<T, any Error>?, [Task<Void, Never>]) in
-        guard !state.settled else { return (nil, []) }
+      let (continuation, work, timer) = state.withLock { state -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?, DispatchWorkItem?) in
+        guard !state.settled else { return (nil, nil, nil) }
         state.settled = true
         defer { state.continuation = nil }
-        return (state.continuation, [state.work, state.timer].compactMap { $0 })
+        return (state.continuation, state.work, state.timer)
       }
       guard let continuation else { return false }
-      for task in tasks { task.cancel() }
+      work?.cancel()
+      timer?.cancel()
       continuation.resume(with: result)
       return true
     }
@@ -62,10 +72,9 @@ enum AnswerDeadline {
           do { result = .success(try await operation()) } catch { result = .failure(error) }
           _ = settle(result)
         }
-        let timer = Task {
-          do { try await Task.sleep(for: timeout) } catch { return }
-          let error = await onTimeout()
-          _ = settle(.failure(error))
+        let timer = DispatchWorkItem {
+          guard !state.withLock({ $0.settled }) else { return }
+          _ = settle(.failure(onTimeout()))
         }
         let settledAlready = state.withLock { state -> Bool in
           state.work = work
@@ -76,8 +85,10 @@ enum AnswerDeadline {
         // else may run.
         if settledAlready {
           work.cancel()
-          timer.cancel()
+          return
         }
+        let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+        timers.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds)), execute: timer)
       }
     } onCancel: {
       state.withLock { $0.cancelled = true }

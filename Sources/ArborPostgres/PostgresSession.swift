@@ -107,7 +107,9 @@ final class PostgresSession: Sendable {
     try await AnswerDeadline.run(within: timeout) {
       try await body(connection)
     } onTimeout: {
-      try? await connection.close()
+      // Closed at once (on its event loop): the session's next call finds it closed and
+      // makes a new one.
+      connection.close().whenComplete { _ in _ = connection }
       return StoreError(
         .unreachable, path: location, "the server did not answer within \(timeout): the connection was closed, and is made again at the next call")
     }
