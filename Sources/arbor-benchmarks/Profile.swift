@@ -28,6 +28,15 @@ enum Profile {
       let changeSets = root.node.changeSets(limit: count)!
       for value in 1...count { target.value = value }
       withExtendedLifetime(changeSets) {}
+    case "observed-writes":
+      // The writes of `core`'s "one Observed on another task": a consumer re-reads the
+      // value on the cooperative pool while this thread writes.
+      let model = SmallModel().withAnchor()
+      let consumer = Task.detached {
+        for await _ in Observed({ model.value }) {}
+      }
+      for value in 1...count { model.value = value }
+      consumer.cancel()
     default:
       print("unknown workload \(workload)")
     }

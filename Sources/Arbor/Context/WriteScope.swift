@@ -64,17 +64,24 @@ extension AnyModelContext {
       for observer in effects.observers { observer.notify() }
       return
     }
-    let done = tree._withUnsafeGuaranteedRef { tree in
+    let quiet = tree._withUnsafeGuaranteedRef { tree -> ModelTree.QuietCommit in
       tree.depth -= 1
-      return tree.depth > 0 || tree.commitQuietly()
+      return tree.depth > 0 ? .done : tree.commitQuietly()
     }
-    if done {
+    switch quiet {
+    case .done:
       scope.lock.unlock()
-      return
+    case .doneNotifyingOne(let observer):
+      scope.lock.unlock()
+      observer.notify()
+    case .doneNotifying(let observers):
+      scope.lock.unlock()
+      for observer in observers { observer.notify() }
+    case .notDone:
+      let work = tree._withUnsafeGuaranteedRef { $0.commit() }
+      scope.lock.unlock()
+      work?.run()
     }
-    let work = tree._withUnsafeGuaranteedRef { $0.commit() }
-    scope.lock.unlock()
-    work?.run()
   }
 
   /// False for a frozen copy, whose writes are dropped and reported once `scope` has

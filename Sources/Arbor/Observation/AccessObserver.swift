@@ -1,4 +1,5 @@
 import ArborLocking
+import Synchronization
 
 /// The dependencies of one observation and the wake-up signal shared with its consumer.
 ///
@@ -21,6 +22,11 @@ final class AccessObserver: Sendable {
   }
 
   private let state = LockedState(State())
+  /// `State.dirty`, readable without the lock: a change that finds the observation dirty
+  /// already has nobody to wake (a consumer only waits while it is clean), so it only
+  /// reads this, and the writer and the consumer do not pass the lock's memory back and
+  /// forth at every write of a burst. Written under `state`'s lock, with `dirty`.
+  private let dirtyNow = Atomic<Bool>(false)
   private let registrationsLock = LockedState<[Registration]>([])
   /// Called after each change is noted (memoized values invalidate through it). Never
   /// called with a tree lock held.
@@ -55,14 +61,25 @@ final class AccessObserver: Sendable {
   /// Evaluates `body`, recording its reads as the new set of dependencies.
   func track<R>(_ body: () -> R) -> R {
     unregisterAll()
-    state.withLock { $0.dirty = false }
+    state.withLock {
+      $0.dirty = false
+      dirtyNow.store(false, ordering: .releasing)
+    }
     return AccessTracking.recording(self, body)
   }
 
   /// Marks the observation dirty and wakes its consumer. Never called with a tree lock held.
   func notify() {
+    // Dirty already: the consumer has not evaluated since the last change, so it is not
+    // waiting. (Its clearing of the mark happens before its reads, which take the tree
+    // lock this change's write held: a change it did not read finds the mark clear.)
+    if dirtyNow.load(ordering: .acquiring) {
+      onChange?()
+      return
+    }
     let waiter: CheckedContinuation<Void, Never>? = state.withLock {
       $0.dirty = true
+      dirtyNow.store(true, ordering: .releasing)
       let waiter = $0.waiter
       $0.waiter = nil
       return waiter

@@ -129,22 +129,52 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
 
   /// Ends the outermost transaction. Called with the lock held; the returned work must run
   /// after the lock is released.
-  /// Commits the transaction when nothing is to be done after it (no undo, taps,
-  /// subscribers, listeners, traced call, observer, activation or issue: a plain write to
-  /// a tree nobody watches) and returns true; otherwise changes nothing and returns false,
-  /// for ``commit()``. Exactly what `commit()` would do in that case, without building
-  /// its work. Lock held.
+  /// What ``commitQuietly()`` did.
+  enum QuietCommit {
+    /// Nothing: more than observers are to follow the commit; ``commit()`` does it all.
+    case notDone
+    /// Committed, and nothing is to follow.
+    case done
+    /// Committed; this observer is to be told once the lock is released.
+    case doneNotifyingOne(AccessObserver)
+    /// Committed; these observers are to be told once the lock is released.
+    case doneNotifying([AccessObserver])
+  }
+
+  /// Commits the transaction when nothing but observers is to follow it (no undo, taps,
+  /// subscribers, listeners, traced call, activation or issue: a write to a tree nobody
+  /// records, watched by `Observed` or not); otherwise changes nothing and returns
+  /// `.notDone`, for ``commit()``. Exactly what `commit()` does in those cases, without
+  /// building its work, which cost a plain write as much as the write itself. Lock held.
   @inline(__always)
-  func commitQuietly() -> Bool {
+  func commitQuietly() -> QuietCommit {
     guard undo == nil, modificationTaps.isEmpty, capturedBefore.isEmpty, pendingChanges.isEmpty,
-      pendingDetached.isEmpty, pendingActivations.isEmpty, pendingObservers.isEmpty,
-      pendingCancellations.isEmpty, pendingIssues.isEmpty, !delivering
-    else { return false }
-    guard changedInTransaction else { return true }
-    guard !isRecording, tracingCalls.load(ordering: .relaxed) == 0 else { return false }
-    revision += 1
-    changedInTransaction = false
-    return true
+      pendingDetached.isEmpty, pendingActivations.isEmpty, pendingCancellations.isEmpty,
+      pendingIssues.isEmpty, !delivering
+    else { return .notDone }
+    if changedInTransaction {
+      guard !isRecording, tracingCalls.load(ordering: .relaxed) == 0 else { return .notDone }
+      revision += 1
+      changedInTransaction = false
+    }
+    guard !pendingObservers.isEmpty else { return .done }
+    if pendingObservers.count == 1 {
+      // The common case (one `Observed` of the property written): the list keeps its
+      // room for the next write, which then allocates nothing.
+      let observer = pendingObservers[0]
+      pendingObservers.removeAll(keepingCapacity: true)
+      return .doneNotifyingOne(observer)
+    }
+    return .doneNotifying(takePendingObservers())
+  }
+
+  /// The observers the transaction woke, each once. Lock held.
+  private func takePendingObservers() -> [AccessObserver] {
+    defer { pendingObservers = [] }
+    // One observer (an `Observed` of one property): nothing to deduplicate.
+    guard pendingObservers.count > 1 else { return pendingObservers }
+    var seen = Set<ObjectIdentifier>()
+    return pendingObservers.filter { seen.insert(ObjectIdentifier($0)).inserted }
   }
 
   func commit() -> PostCommitWork? {
@@ -195,14 +225,7 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
       pendingActivations = []
     }
     if !pendingObservers.isEmpty {
-      if pendingObservers.count == 1 {
-        // One observer (an `Observed` of one property): nothing to deduplicate.
-        work.observers = pendingObservers
-      } else {
-        var seen = Set<ObjectIdentifier>()
-        work.observers = pendingObservers.filter { seen.insert(ObjectIdentifier($0)).inserted }
-      }
-      pendingObservers = []
+      work.observers = takePendingObservers()
     }
     return work
   }

@@ -48,6 +48,34 @@ import Testing
     #expect(try await values.next("the next different parity") == 0)
   }
 
+  /// A write that finds the observation dirty does not take its lock (it only reads a
+  /// flag); none of the writes of a writer racing the consumer may be the last one and
+  /// be lost: the consumer always reaches the last value, whether it was evaluating,
+  /// waiting, or between the two when the writes stopped.
+  @Test(arguments: [0, 1, 2, 3, 4, 5, 6, 7])
+  func aConsumerRacingAWriterReachesItsLastValue(round: Int) async throws {
+    let leaf = Leaf(value: 0).withAnchor()
+    let values = DeadlineIterator(Observed { leaf.value })
+    #expect(try await values.next("the current value") == 0)
+    // Bursts of different lengths, with pauses, so that the last write of a burst finds
+    // the consumer in every state.
+    let last = 2_000 + round * 977
+    let writer = Task.detached {
+      for value in 1...last {
+        leaf.value = value
+        if value % (97 + round * 13) == 0 { try? await Task.sleep(for: .microseconds(50 * (round + 1))) }
+      }
+    }
+    var seen = 0
+    while seen < last {
+      let value = try await values.next("the last value \(last) (seen \(seen))")
+      #expect(value >= seen, "values never go back")
+      seen = value
+    }
+    await writer.value
+    #expect(seen == last)
+  }
+
   @Test func aBurstOfWritesIsOneEvaluation() async throws {
     let leaf = Leaf(value: 0).withAnchor()
     let evaluations = Tally()
