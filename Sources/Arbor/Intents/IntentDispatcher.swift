@@ -127,19 +127,11 @@ public struct IntentDispatcher<Root: Model>: Sendable {
   /// Finds the intent and checks the parameters' names (their values are checked as they
   /// are decoded).
   private static func prepare<M: Model>(_ intent: String, of type: M.Type, parameters: JSONValue) throws -> (_IntentDescriptor<M>, _IntentArguments) {
-    let intents = M._$intents
-    // By index, not `first(where:)`: this function runs unspecialized (the model's type
-    // is only known at run time), where the generic algorithm cost about 1,400
-    // instructions per call.
-    var found: Int?
-    for index in intents.indices where intents[index].name == intent {
-      found = index
-      break
+    // Through the model type's specialized look-up: this function runs unspecialized
+    // (the model's type is only known at run time).
+    guard let descriptor = M._$intent(named: intent) else {
+      throw IntentError.unknownIntent(intent: intent, modelType: M._$typeName, available: M._$intents.map(\.name))
     }
-    guard let found else {
-      throw IntentError.unknownIntent(intent: intent, modelType: M._$typeName, available: intents.map(\.name))
-    }
-    let descriptor = intents[found]
     guard case .object(let values) = parameters else {
       throw IntentError.parametersNotAnObject(intent: intent, found: parameters.typeName)
     }

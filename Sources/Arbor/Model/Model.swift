@@ -51,6 +51,12 @@ public protocol Model: ModelContainer, Identifiable, Sendable, Codable, JSONSche
   /// The model's `@Intent` methods. Generated when it has any.
   static var _$intents: [_IntentDescriptor<Self>] { get }
 
+  /// The `@Intent` method named `name`. Never written by hand: its one inlinable
+  /// implementation is specialized in each model type's conformance, so that the
+  /// dispatcher, which knows the model's type only at run time, looks it up without
+  /// generic array operations (about 2,500 instructions per call).
+  static func _$intent(named name: String) -> _IntentDescriptor<Self>?
+
   /// The index of the tracked property a key path names. Generated.
   static func _$propertyIndex(of keyPath: PartialKeyPath<Self>) -> Int?
 
@@ -88,6 +94,12 @@ extension Model {
   public func onActivate() {}
 
   public static var _$intents: [_IntentDescriptor<Self>] { [] }
+
+  @inlinable
+  public static func _$intent(named name: String) -> _IntentDescriptor<Self>? {
+    for descriptor in _$intents where descriptor.name == name { return descriptor }
+    return nil
+  }
 
   public static var _$unrestorableProperties: [(name: String, declaration: String)] { [] }
 

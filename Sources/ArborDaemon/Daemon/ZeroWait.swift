@@ -21,7 +21,9 @@ final class ZeroWait: Sendable {
   /// Wakes every waiter; each checks its condition again. Call it where the count reaches
   /// zero, with no lock held.
   func signal() {
-    let waiters = state.withLock { state in
+    let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+      // The common case (each intent that ends with none other running): nobody waits.
+      guard !state.waiters.isEmpty else { return [] }
       defer { state.waiters = [:] }
       return Array(state.waiters.values)
     }
