@@ -19,6 +19,10 @@ public struct JournalEntry: Sendable, Hashable {
   /// What the revision did to the tree's kept undo history (``ChangeSet/undoHistory``):
   /// written in the same transaction as the revision.
   public var undoHistory: [UndoHistoryChange]
+  /// `patch` already written as JSON (``ChangeSet/patchJSON``), when the one who made the
+  /// entry had it: the journal writes these bytes instead of encoding the patch again.
+  /// Not part of the entry's identity (`==` and `hash` ignore it).
+  public var encodedPatch: [UInt8]?
 
   public init(
     revision: UInt64, time: Date, intent: String? = nil, target: String? = nil, patch: JSONPatch, undoHistory: [UndoHistoryChange] = []
@@ -29,5 +33,19 @@ public struct JournalEntry: Sendable, Hashable {
     self.target = target
     self.patch = patch
     self.undoHistory = undoHistory
+  }
+
+  public static func == (lhs: JournalEntry, rhs: JournalEntry) -> Bool {
+    lhs.revision == rhs.revision && lhs.time == rhs.time && lhs.intent == rhs.intent && lhs.target == rhs.target
+      && lhs.patch == rhs.patch && lhs.undoHistory == rhs.undoHistory
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(revision)
+    hasher.combine(time)
+    hasher.combine(intent)
+    hasher.combine(target)
+    hasher.combine(patch)
+    hasher.combine(undoHistory)
   }
 }

@@ -18,7 +18,7 @@ package struct JournalRow: Sendable {
     var rows: [JournalRow] = []
     rows.reserveCapacity(entries.count)
     for entry in entries {
-      let patch = entry.patch.jsonBytes
+      let patch = entry.encodedPatch ?? entry.patch.jsonBytes
       rows.append(
         JournalRow(
           revision: Int64(bitPattern: entry.revision), time: entry.time.timeIntervalSince1970, intent: entry.intent,

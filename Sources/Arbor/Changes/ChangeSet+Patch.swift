@@ -15,16 +15,34 @@ extension ChangeSet {
   public var patch: JSONPatch {
     patchCache.value { JSONPatch(changes.flatMap(\.patchOperations)) }
   }
+
+  /// ``patch`` as JSON text (`JSONPatch.jsonBytes`), written once for everyone who needs
+  /// it: a daemon's journal and its watchers of the root share one encoding.
+  ///
+  /// ```swift
+  /// String(decoding: changeSet.patchJSON, as: UTF8.self)   // [{"op":"replace","path":"/count","value":1}]
+  /// ```
+  public var patchJSON: [UInt8] {
+    patchCache.bytes { patch.jsonBytes }
+  }
 }
 
-/// The patch of one change set, once built.
+/// The patch of one change set, and its JSON text, each built once.
 final class PatchCache: Sendable {
   private let patch = LockedState<JSONPatch?>(nil)
+  private let json = LockedState<[UInt8]?>(nil)
 
   func value(_ build: () -> JSONPatch) -> JSONPatch {
     if let built = patch.withLock({ $0 }) { return built }
     let built = build()
     patch.withLock { $0 = built }
+    return built
+  }
+
+  func bytes(_ build: () -> [UInt8]) -> [UInt8] {
+    if let built = json.withLock({ $0 }) { return built }
+    let built = build()
+    json.withLock { $0 = built }
     return built
   }
 }

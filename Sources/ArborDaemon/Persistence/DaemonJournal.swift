@@ -127,12 +127,14 @@ final class DaemonJournal: Sendable {
       Task { self.follow(holding: nil) }
       return
     case .committed(let changeSet):
-      let entry: JournalEntry? =
+      var entry: JournalEntry? =
         changeSet.isExact
         ? JournalEntry(
           revision: changeSet.revision, time: Date(), intent: changeSet.cause?.intent, target: changeSet.cause?.target,
           patch: changeSet.patch, undoHistory: changeSet.undoHistory)
         : nil
+      // The text the watch hub sends its root watchers: encoded once for both.
+      if entry != nil { entry?.encodedPatch = changeSet.patchJSON }
       rebase = state.withLock { state -> Bool in
         guard state.generation == generation else { return false }
         switch state.mode {

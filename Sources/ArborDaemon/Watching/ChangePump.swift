@@ -175,7 +175,7 @@ final class ChangePump: Sendable {
       logger.error("revision \(changeSet.revision) holds a value that could not be encoded; watchers get a resync")
       return false
     }
-    return hub.apply(revision: changeSet.revision, operations: changeSet.patch.operations)
+    return hub.apply(revision: changeSet.revision, operations: changeSet.patch.operations, patchJSON: changeSet.patchJSON)
   }
 
   private func restartSoon() {

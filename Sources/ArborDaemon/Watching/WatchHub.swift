@@ -100,8 +100,10 @@ final class WatchHub: Sendable {
 
   /// Applies one committed revision and queues its notifications. Returns false when the
   /// patch does not apply to the hub's copy (the caller then resets the hub from the tree).
+  /// `patchJSON`, when given, is `operations` as JSON text, already written for the
+  /// journal: the root watchers' lines use it instead of encoding the patch again.
   @discardableResult
-  func apply(revision: UInt64, operations: [JSONPatchOperation]) -> Bool {
+  func apply(revision: UInt64, operations: [JSONPatchOperation], patchJSON: [UInt8]? = nil) -> Bool {
     state.withLock { state in
       guard revision > state.revision else { return true }
       // What the path watches need of the state before: read now, since the patch is
@@ -125,7 +127,7 @@ final class WatchHub: Sendable {
       for (subscription, watch) in state.stateWatches where !watch.awaitingResync && revision > watch.skipThrough {
         let line: [UInt8]
         if watch.scope.tokens.isEmpty {
-          if rootPatch == nil { rootPatch = NotificationBytes.patchJSON(operations) }
+          if rootPatch == nil { rootPatch = patchJSON ?? NotificationBytes.patchJSON(operations) }
           line = NotificationBytes.stateChanged(patchJSON: rootPatch!, revision: revision, subscription: subscription)
         } else {
           let patch: NotificationBytes.Patch?

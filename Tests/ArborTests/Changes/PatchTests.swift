@@ -57,6 +57,19 @@ import Testing
     #expect(patch.operations.first?.path.description == "/keyed/a~1b~0c/value")
   }
 
+  /// A change set's patch as JSON text is the patch's own encoding, written once: the
+  /// journal and the watchers of a daemon share it.
+  @Test func aChangeSetsPatchTextIsItsPatchEncodedOnce() async throws {
+    let (forest, anchor) = Forest().andAnchor()
+    let changeSets = DeadlineIterator(anchor.changeSets())
+    forest.keyed["a/b~c"] = Leaf()
+    let changeSet = try await changeSets.next("the change set of the insertion")
+    let text = changeSet.patchJSON
+    #expect(text == changeSet.patch.jsonBytes)
+    #expect(try JSONValueDecoder().decode(JSONPatch.self, from: JSONValue(parsing: text)) == changeSet.patch, "the text reads back as the patch")
+    #expect(changeSet.patchJSON == text, "asked again, the same bytes")
+  }
+
   /// Every change set of a long random run, applied to the state of the previous revision
   /// by this package's JSON Patch and by Python's `jsonpatch`, gives the next state. About
   /// 30 s of computing: it runs on a thread of its own, not on the cooperative pool that the
