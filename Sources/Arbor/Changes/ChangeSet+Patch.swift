@@ -29,21 +29,27 @@ extension ChangeSet {
 
 /// The patch of one change set, and its JSON text, each built once.
 final class PatchCache: Sendable {
-  private let patch = LockedState<JSONPatch?>(nil)
-  private let json = LockedState<[UInt8]?>(nil)
+  private struct Built {
+    var patch: JSONPatch?
+    var json: [UInt8]?
+  }
+
+  /// One lock for both (each change set has a cache: a second lock was a second
+  /// allocation per revision).
+  private let built = LockedState(Built())
 
   func value(_ build: () -> JSONPatch) -> JSONPatch {
-    if let built = patch.withLock({ $0 }) { return built }
-    let built = build()
-    patch.withLock { $0 = built }
-    return built
+    if let patch = built.withLock({ $0.patch }) { return patch }
+    let patch = build()
+    built.withLock { $0.patch = patch }
+    return patch
   }
 
   func bytes(_ build: () -> [UInt8]) -> [UInt8] {
-    if let built = json.withLock({ $0 }) { return built }
-    let built = build()
-    json.withLock { $0 = built }
-    return built
+    if let json = built.withLock({ $0.json }) { return json }
+    let json = build()
+    built.withLock { $0.json = json }
+    return json
   }
 }
 
