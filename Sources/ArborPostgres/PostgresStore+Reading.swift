@@ -9,6 +9,14 @@ extension PostgresStore {
   /// SQLite store does, with the same checks. Waits on the calling thread.
   public func recover() throws(StoreError) -> StoreRecovery {
     try waiting { [self] in
+      // The whole read may take long, but a connection that says nothing (made or used
+      // while the network was cut) must not hold it for that long: it answers a ping
+      // within a read's deadline first, or is closed, and the caller tries again on a
+      // new one. (A standby that lost the lead during a cut waited out the whole
+      // recovery deadline on such a connection.)
+      _ = try await readings.inTransaction(logger: logger, within: Self.readTimeout) { [logger] connection in
+        try await connection.query("SELECT 1", logger: logger)
+      }
       return try await readings.inTransaction(logger: logger, within: Self.recoveryTimeout) { [self] connection in
         // One view of the tables for the whole read.
         try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: logger)

@@ -118,12 +118,14 @@ extension PostgresStore {
   public func probeWrite() throws(StoreError) {
     try waiting { [self] in
       let connection = try await leaderConnection()
-      try await connection.withTransaction(logger: logger) { connection in
-        try await checkTerm(on: connection)
-        let now = "\(Date().timeIntervalSince1970)"
-        try await connection.query(
-          "INSERT INTO store_info (key, value) VALUES ('probe', \(now)) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-          logger: logger)
+      try await PostgresSession.answer(connection, within: Self.writeTimeout, location: location) { [self] connection in
+        try await connection.withTransaction(logger: logger) { connection in
+          try await checkTerm(on: connection)
+          let now = "\(Date().timeIntervalSince1970)"
+          try await connection.query(
+            "INSERT INTO store_info (key, value) VALUES ('probe', \(now)) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            logger: logger)
+        }
       }
     }
   }
@@ -139,19 +141,21 @@ extension PostgresStore {
     let checksum = Checksum.of(bytes)
     let parts = max(1, (bytes.count + Self.partSize - 1) / Self.partSize)
     do {
-      let connection = try await snapshots.connection()
       // A complete snapshot of this revision with the same bytes is kept as it is. One with
       // other bytes (the state migrated at a start) is replaced in the row's transaction,
       // all at once: a complete snapshot's parts are never deleted on their own, so no
-      // crash in between can leave its row without them.
-      let existing = try await connection.query("SELECT checksum FROM snapshots WHERE revision = \(key)", logger: logger).collect()
-      let found = try existing.first?.decode(Int64.self)
+      // crash in between can leave its row without them. Every transaction has a deadline:
+      // a connection that says nothing is closed rather than hold the save.
+      let found = try await snapshots.inTransaction(logger: logger, within: Self.readTimeout) { [logger] connection in
+        let existing = try await connection.query("SELECT checksum FROM snapshots WHERE revision = \(key)", logger: logger).collect()
+        return try existing.first?.decode(Int64.self)
+      }
       let complete = found != nil
       let replaces = found != nil && found != checksum
       for part in 0..<parts where !complete {
         let slice = ByteBuffer(bytes: bytes[(part * Self.partSize)..<min(bytes.count, (part + 1) * Self.partSize)])
         let number = Int64(part)
-        try await snapshots.inTransaction(logger: logger) { [self] connection in
+        try await snapshots.inTransaction(logger: logger, within: Self.writeTimeout) { [self] connection in
           // Fenced like the journal: a leader whose term was raised writes no part.
           try await checkTerm(on: connection)
           // The parts need no wait for the disk of their own: the row's commit comes after.
@@ -168,7 +172,7 @@ extension PostgresStore {
       let created = createdAt.timeIntervalSince1970
       let size = Int64(bytes.count)
       let partCount = Int64(parts)
-      try await snapshots.inTransaction(logger: logger) { [self] connection in
+      try await snapshots.inTransaction(logger: logger, within: Self.recoveryTimeout) { [self] connection in
         try await checkTerm(on: connection)
         if replaces {
           try await connection.query("DELETE FROM snapshots WHERE revision = \(key)", logger: logger)

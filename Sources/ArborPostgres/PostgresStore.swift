@@ -173,17 +173,14 @@ public final class PostgresStore: StateStore {
     let location = self.location
     do {
       let connection = try await leaderConnection()
-      let current = try await withThrowingTaskGroup(of: Int64?.self) { group in
-        group.addTask { [self] in try await currentTerm(on: connection) }
-        group.addTask { [leader] in
-          try await Task.sleep(for: timeout)
-          await leader.close()
-          throw StoreError(
-            .unreachable, path: location,
-            "the server did not answer the leader's session within \(timeout): its connection was closed, and is made again at the next check or write")
-        }
-        defer { group.cancelAll() }
-        return try await group.next() ?? nil
+      // Answered at the deadline even if the query never ends (``AnswerDeadline``).
+      let current = try await AnswerDeadline.run(within: timeout) { [self] in
+        try await currentTerm(on: connection)
+      } onTimeout: {
+        connection.close().whenComplete { _ in _ = connection }
+        return StoreError(
+          .unreachable, path: location,
+          "the server did not answer the leader's session within \(timeout): its connection was closed, and is made again at the next check or write")
       }
       guard current == term else { throw superseded(term: current) }
     } catch {
@@ -382,7 +379,7 @@ public final class PostgresStore: StateStore {
 
   public func recordSchema(_ schema: String) async throws(StoreError) {
     do {
-      try await snapshots.inTransaction(logger: logger) { [self] connection in
+      try await snapshots.inTransaction(logger: logger, within: Self.writeTimeout) { [self] connection in
         try await checkTerm(on: connection)
         try await connection.query(
           "INSERT INTO store_info (key, value) VALUES ('schema', \(schema)) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -405,8 +402,10 @@ public final class PostgresStore: StateStore {
     await readings.close()
     await services.close()
     await snapshots.close()
-    if isLeading, leader.isOpen, let connection = try? await leader.connection() {
-      _ = try? await connection.query("SELECT pg_advisory_unlock_all()", logger: logger)
+    if isLeading, leader.isOpen {
+      _ = try? await leader.answering(within: Self.readTimeout) { [logger] connection in
+        try await connection.query("SELECT pg_advisory_unlock_all()", logger: logger)
+      }
     }
     await leader.close()
   }
