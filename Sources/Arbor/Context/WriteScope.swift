@@ -71,9 +71,6 @@ extension AnyModelContext {
     switch quiet {
     case .done:
       scope.lock.unlock()
-    case .doneNotifyingOne(let observer):
-      scope.lock.unlock()
-      observer.notify()
     case .doneNotifying(let observers):
       scope.lock.unlock()
       for observer in observers { observer.notify() }

@@ -135,8 +135,6 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
     case notDone
     /// Committed, and nothing is to follow.
     case done
-    /// Committed; this observer is to be told once the lock is released.
-    case doneNotifyingOne(AccessObserver)
     /// Committed; these observers are to be told once the lock is released.
     case doneNotifying([AccessObserver])
   }
@@ -158,13 +156,6 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
       changedInTransaction = false
     }
     guard !pendingObservers.isEmpty else { return .done }
-    if pendingObservers.count == 1 {
-      // The common case (one `Observed` of the property written): the list keeps its
-      // room for the next write, which then allocates nothing.
-      let observer = pendingObservers[0]
-      pendingObservers.removeAll(keepingCapacity: true)
-      return .doneNotifyingOne(observer)
-    }
     return .doneNotifying(takePendingObservers())
   }
 
