@@ -19,8 +19,10 @@ import Darwin
 /// count.withLock { $0 += 1 }
 /// ```
 package final class LockedState<Value>: @unchecked Sendable {  // Sendable: `value` is only touched under `mutex`
-  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-  private var value: Value
+  @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  // Only touched under `mutex`: Swift's dynamic exclusivity check (a call into the runtime
+  // on each access) would be redundant.
+  @usableFromInline @exclusivity(unchecked) var value: Value
 
   package init(_ value: Value) {
     self.value = value
@@ -33,7 +35,9 @@ package final class LockedState<Value>: @unchecked Sendable {  // Sendable: `val
     mutex.deallocate()
   }
 
-  /// Runs `body` with the lock held and returns its result.
+  /// Runs `body` with the lock held and returns its result. Inlinable, so that each caller
+  /// gets it specialized for its value and result.
+  @inlinable
   package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }

@@ -91,6 +91,19 @@ enum ParentLinks {
     }
   }
 
+  /// Whether a link puts this model at array index `index` of `property` of `parent`.
+  func containsLink(parent: AnyModelContext, property: Int, index: Int) -> Bool {
+    func matches(_ link: ParentLink) -> Bool {
+      guard link.parent === parent, link.property == property, case .index(let position) = link.position else { return false }
+      return position == index
+    }
+    switch self {
+    case .none: return false
+    case .one(let link): return matches(link)
+    case .many(let links): return links.contains(where: matches)
+    }
+  }
+
   mutating func append(_ link: ParentLink) {
     switch self {
     case .none: self = .one(link)

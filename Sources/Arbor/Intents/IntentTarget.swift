@@ -48,10 +48,24 @@ extension Model {
   }
 
   private func descendant(at tokens: ArraySlice<String>) -> (any Model)? {
+    guard !tokens.isEmpty else { return self }
+    let start = _$anyContext
+    // Anchored: the tree's child tables say where each child sits, so the walk reads one
+    // table per step instead of visiting the property's values.
+    if let tree = start.tree {
+      return tree.lock.withLock {
+        guard let found = ChildPath.context(at: tokens, below: start) else { return nil }
+        return found === start ? self : tree.model(withID: found.id)
+      }
+    }
+    return visitedDescendant(at: tokens)
+  }
+
+  /// Before anchoring: the named property's children are visited.
+  private func visitedDescendant(at tokens: ArraySlice<String>) -> (any Model)? {
     guard let first = tokens.first else { return self }
     let rest = tokens.dropFirst()
     guard let property = (0..<Self._$propertyCount).first(where: { Self._$propertyName($0) == first }) else { return nil }
-    // Only the named property's children are visited.
     let context = _$modelContext
     let found = context.withLock {
       var visitor = ModelVisitor()
@@ -59,25 +73,10 @@ extension Model {
       context.visitChildren(property: property, into: &visitor)
       return visitor.found
     }
-    for entry in found where Self.tokens(rest, startWith: entry.components) {
-      return entry.model.descendant(at: rest.dropFirst(entry.components.count))
+    for entry in found where ChildPath.tokens(rest, startWith: entry.components) {
+      return entry.model.visitedDescendant(at: rest.dropFirst(entry.components.count))
     }
     return nil
-  }
-
-  /// Whether `tokens` begin with `components`, each as its JSON Pointer token (an index as
-  /// the pointer reads it), compared without making the tokens.
-  private static func tokens(_ tokens: ArraySlice<String>, startWith components: [PathComponent]) -> Bool {
-    guard components.count <= tokens.count else { return false }
-    for (component, token) in zip(components, tokens) {
-      switch component {
-      case .property(let name), .key(let name):
-        guard name == token else { return false }
-      case .index(let index):
-        guard JSONPointer.index(named: token) == index else { return false }
-      }
-    }
-    return true
   }
 
   /// The model with `id` in this model's tree: the root itself, or a lookup in the tree's

@@ -77,21 +77,34 @@ struct JSONWriter {
       bytes.append(UInt8(ascii: "]"))
     case .object(let members):
       bytes.append(UInt8(ascii: "{"))
-      // The keys are sorted in a buffer on the stack (for objects of up to 32 members, that
-      // is almost all): no allocation per object written.
+      // The members' indices are sorted by key in a buffer on the stack (for objects of up
+      // to 32 members, that is almost all): no allocation and no hashing per object written.
       let count = members.count
       if count <= 32 {
-        withUnsafeTemporaryAllocation(of: String.self, capacity: count) { buffer in
-          var keys = buffer
-          _ = keys.initialize(fromContentsOf: members.keys)
-          keys.sort()
-          for index in 0..<count {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            writeString(keys[index])
-            bytes.append(UInt8(ascii: ":"))
-            write(members[keys[index]]!)
+        withUnsafeTemporaryAllocation(of: Dictionary<String, JSONValue>.Index.self, capacity: count) { order in
+          order.initialize(repeating: members.startIndex)
+          defer { order.deinitialize() }
+          var filled = 0
+          var index = members.startIndex
+          while index != members.endIndex {
+            // Insertion sort: a handful of members, mostly.
+            var slot = filled
+            let key = members[index].key
+            while slot > 0, key < members[order[slot - 1]].key {
+              order[slot] = order[slot - 1]
+              slot -= 1
+            }
+            order[slot] = index
+            filled += 1
+            members.formIndex(after: &index)
           }
-          keys.deinitialize()
+          for position in 0..<count {
+            if position > 0 { bytes.append(UInt8(ascii: ",")) }
+            let member = members[order[position]]
+            writeString(member.key)
+            bytes.append(UInt8(ascii: ":"))
+            write(member.value)
+          }
         }
       } else {
         for (index, key) in members.keys.sorted().enumerated() {

@@ -31,6 +31,10 @@ public enum RPCInbound: Sendable, Hashable {
   /// Reads one line held in an array: what the daemon reads, parsed without going
   /// through the generic collection's witnesses.
   public init(line: [UInt8], maxDepth: Int = 512) {
+    if let request = RPCRequest(validRequestLine: line, maxDepth: maxDepth) {
+      self = .single(.request(request))
+      return
+    }
     let value: JSONValue
     do {
       value = try JSONValue(parsing: line, maxDepth: maxDepth)

@@ -74,3 +74,41 @@ public struct RPCRequest: Sendable, Hashable {
     self.init(method: method, params: params, id: id)
   }
 }
+
+extension RPCRequest {
+  private static let envelopeNames: [StaticString] = ["jsonrpc", "method", "params", "id"]
+
+  /// Reads a line that is a valid single request, as most are, without building its
+  /// envelope's dictionary; nil for anything else (a batch, an invalid request, invalid
+  /// JSON, a number id that is not an integer), which ``RPCInbound`` reads the general way
+  /// and so answers with the same errors.
+  init?(validRequestLine line: [UInt8], maxDepth: Int) {
+    var version: JSONValue?
+    var method: JSONValue?
+    var params: JSONValue?
+    var id: JSONValue?
+    let read = JSONValue.readKnownMembers(of: line, names: Self.envelopeNames, maxDepth: maxDepth) { name, value in
+      switch name {
+      case 0: version = value
+      case 1: method = value
+      case 2: params = value
+      default: id = value
+      }
+    }
+    guard read, case .string("2.0")? = version, case .string(let name)? = method else { return nil }
+    switch params {
+    case nil, .object?, .array?: break
+    default: return nil
+    }
+    var requestID: RPCID?
+    if let id {
+      switch id {
+      case .int(let number): requestID = .number(number)
+      case .string(let text): requestID = .string(text)
+      case .null: requestID = .null
+      default: return nil
+      }
+    }
+    self.init(method: name, params: params, id: requestID)
+  }
+}

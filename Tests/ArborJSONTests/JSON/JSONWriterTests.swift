@@ -11,6 +11,17 @@ import Testing
     #expect(text([:]) == "{}")
   }
 
+  @Test func objectsOfAnySizeAreWrittenWithTheirKeysSorted() {
+    var generator = SystemRandomNumberGenerator()
+    for count in [0, 1, 2, 3, 5, 31, 32, 33, 60] {
+      let keys = (0..<count).map { "k\($0 * 7 % 61)-\(Int.random(in: 0..<1000, using: &generator))" }
+      var members: [String: JSONValue] = [:]
+      for key in keys.shuffled(using: &generator) { members[key] = .string(key) }
+      let expected = "{" + members.keys.sorted().map { #""\#($0)":"\#($0)""# }.joined(separator: ",") + "}"
+      #expect(JSONValue.object(members).jsonString == expected, "\(count) members")
+    }
+  }
+
   @Test func stringsAreEscapedAsJSONRequires() {
     #expect(text("a\"b\\c/d\n\r\t\u{08}\u{0C}\u{01}é😀") == #""a\"b\\c/d\n\r\t\b\f\u0001é😀""#)
   }
