@@ -55,6 +55,22 @@ if arguments.first == "__load", arguments.count == 4, let clients = Int(argument
   exit(0)
 }
 
+// `arbor-benchmarks __fanout SOCKET WATCHERS CHANGES`: one change reaching many path
+// watchers of a daemon that is already running (with a row), for profiling it.
+if arguments.first == "__fanout", arguments.count == 4, let watchers = Int(arguments[arguments.startIndex + 2]),
+  let changes = Int(arguments[arguments.startIndex + 3])
+{
+  let socket = arguments[arguments.startIndex + 1]
+  do {
+    let watch = Array(#"{"jsonrpc":"2.0","id":1,"method":"state.watch","params":{"path":"/counters/0/counter/count"}}"#.utf8) + [0x0A]
+    let fan = try LineLoad.fanOut(socket: socket, watchers: watchers, changes: changes, watch: watch, change: DaemonBenchmarks.incrementLine)
+    print(String(format: "p50 %.2f ms, p99 %.2f ms, max %.2f ms", fan.p50, fan.p99, fan.max))
+  } catch {
+    print("the fan-out failed: \(error)")
+  }
+  exit(0)
+}
+
 if arguments.first == "__profile", arguments.count == 3, let count = Int(arguments.last!) {
   Profile.run(arguments[arguments.startIndex + 1], count: count)
   exit(0)

@@ -13,7 +13,7 @@ extension ChangeSet {
   /// }
   /// ```
   public var patch: JSONPatch {
-    patchCache.value { JSONPatch(changes.flatMap(\.patchOperations)) }
+    patchCache.value { JSONPatch(changes.count == 1 ? changes[0].patchOperations : changes.flatMap(\.patchOperations)) }
   }
 
   /// ``patch`` as JSON text (`JSONPatch.jsonBytes`), written once for everyone who needs
@@ -58,19 +58,28 @@ extension Change {
   /// container edited in several spots); none when the value is not state or could not be
   /// encoded (see ``encodingError``).
   public var patchOperations: [JSONPatchOperation] {
-    paths.flatMap { path -> [JSONPatchOperation] in
-      let property = path.components.map(\.token) + [self.property]
-      switch operation {
-      case .set:
-        if let edits {
-          return edits.map { $0.rebased(under: property) }
-        }
-        return value.map { [.replace(JSONPointer(tokens: property), $0)] } ?? []
-      case .insert(let index, _):
-        return value.map { [.add(JSONPointer(tokens: property + [String(index)]), $0)] } ?? []
-      case .remove(let index):
-        return [.remove(JSONPointer(tokens: property + [String(index)]))]
-      }
+    // One place, almost always: no array of arrays to flatten.
+    if paths.count == 1 { return operations(under: paths[0]) }
+    return paths.flatMap(operations(under:))
+  }
+
+  private func operations(under path: ModelPath) -> [JSONPatchOperation] {
+    var tokens: [String] = []
+    tokens.reserveCapacity(path.components.count + 2)
+    for component in path.components { tokens.append(component.token) }
+    tokens.append(property)
+    switch operation {
+    case .set:
+      if let edits { return edits.map { $0.rebased(under: tokens) } }
+      guard let value else { return [] }
+      return [.replace(JSONPointer(tokens: tokens), value)]
+    case .insert(let index, _):
+      guard let value else { return [] }
+      tokens.append(String(index))
+      return [.add(JSONPointer(tokens: tokens), value)]
+    case .remove(let index):
+      tokens.append(String(index))
+      return [.remove(JSONPointer(tokens: tokens))]
     }
   }
 }

@@ -17,7 +17,7 @@ extension JSONValue {
   /// // read == true, method == .string("ping")
   /// ```
   public static func readKnownMembers(
-    of bytes: [UInt8], names: [StaticString], maxDepth: Int = 512, _ body: (Int, JSONValue) -> Void
+    of bytes: [UInt8], names: JSONMemberNames, maxDepth: Int = 512, _ body: (Int, JSONValue) -> Void
   ) -> Bool {
     bytes.withUnsafeBytes { buffer in
       var parser = JSONParser(buffer, maxDepth: maxDepth)
@@ -28,8 +28,7 @@ extension JSONValue {
 
 extension JSONParser {
   /// See ``JSONValue/readKnownMembers(of:names:maxDepth:_:)``.
-  mutating func readKnownMembers(names: [StaticString], _ body: (Int, JSONValue) -> Void) throws(JSONParseError) -> Bool {
-    precondition(names.count <= 64, "at most 64 names")
+  mutating func readKnownMembers(names: JSONMemberNames, _ body: (Int, JSONValue) -> Void) throws(JSONParseError) -> Bool {
     skipWhitespace()
     guard index < bytes.count, bytes[index] == UInt8(ascii: "{"), maxDepth >= 1 else { return false }
     depth += 1
@@ -62,7 +61,7 @@ extension JSONParser {
 
   /// Reads a member name (the index at its opening quote) that is one of `names`, written
   /// without escapes: its position in `names`, or nil.
-  private mutating func knownName(_ names: [StaticString]) -> Int? {
+  private mutating func knownName(_ names: JSONMemberNames) -> Int? {
     let start = index + 1
     var end = start
     while end < bytes.count {
@@ -73,17 +72,42 @@ extension JSONParser {
     }
     guard end < bytes.count else { return nil }
     let length = end - start
-    let first = bytes[start]
-    for position in names.indices {
-      let name = names[position]
-      guard name.utf8CodeUnitCount == length, length > 0, name.utf8Start[0] == first else { continue }
-      var offset = 1
-      while offset < length, bytes[start + offset] == name.utf8Start[offset] { offset += 1 }
-      if offset == length {
-        index = end + 1
-        return position
-      }
+    let key = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+    let prefix = JSONMemberNames.prefix(of: key)
+    for position in 0..<names.lengths.count where names.lengths[position] == length && names.prefixes[position] == prefix {
+      // Names of up to 8 bytes are whole in their prefix; longer ones are compared on.
+      if length > 8, !names.bytes[position].withUnsafeBytes({ $0.elementsEqual(key) }) { continue }
+      index = end + 1
+      return position
     }
     return nil
+  }
+}
+
+/// The member names a reader looks for (``JSONValue/readKnownMembers(of:names:maxDepth:_:)``),
+/// prepared once: each name's length and first eight bytes, so that a member's name is
+/// matched with a comparison or two and no string is made.
+///
+/// ```swift
+/// static let names = JSONMemberNames(["jsonrpc", "method", "params", "id"])
+/// ```
+public struct JSONMemberNames: Sendable {
+  let bytes: [[UInt8]]
+  let lengths: [Int]
+  let prefixes: [UInt64]
+
+  /// At most 64 names, each plain ASCII.
+  public init(_ names: [String]) {
+    precondition(names.count <= 64, "at most 64 names")
+    bytes = names.map { Array($0.utf8) }
+    lengths = bytes.map(\.count)
+    prefixes = bytes.map { name in name.withUnsafeBytes { Self.prefix(of: $0) } }
+  }
+
+  /// The first (up to) eight bytes, as one number.
+  static func prefix(of name: UnsafeRawBufferPointer) -> UInt64 {
+    var prefix: UInt64 = 0
+    for offset in 0..<min(8, name.count) { prefix |= UInt64(name[offset]) << (8 * UInt64(offset)) }
+    return prefix
   }
 }

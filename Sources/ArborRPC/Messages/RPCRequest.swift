@@ -76,7 +76,7 @@ public struct RPCRequest: Sendable, Hashable {
 }
 
 extension RPCRequest {
-  private static let envelopeNames: [StaticString] = ["jsonrpc", "method", "params", "id"]
+  private static let envelopeNames = JSONMemberNames(["jsonrpc", "method", "params", "id"])
 
   /// Reads a line that is a valid single request, as most are, without building its
   /// envelope's dictionary; nil for anything else (a batch, an invalid request, invalid

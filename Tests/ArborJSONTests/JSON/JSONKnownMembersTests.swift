@@ -2,7 +2,7 @@ import ArborJSON
 import Testing
 
 @Suite struct JSONKnownMembersTests {
-  static let names: [StaticString] = ["a", "bb", "ab"]
+  static let names = JSONMemberNames(["a", "bb", "ab", "a-name-longer-than-8", "a-name-longer-than-9"])
 
   func read(_ text: String) -> [Int: JSONValue]? {
     var found: [Int: JSONValue] = [:]
@@ -13,12 +13,13 @@ import Testing
   @Test func knownMembersAreHandedOverByPosition() {
     #expect(read(#"{"ab":[1],"a":{"x":null},"bb":"s"}"#) == [2: [1], 0: ["x": nil], 1: "s"])
     #expect(read(#" { "a" : 1 } "#) == [0: 1])
+    #expect(read(#"{"a-name-longer-than-9":1,"a-name-longer-than-8":2}"#) == [4: 1, 3: 2])
   }
 
   @Test func anythingElseIsLeftToTheGeneralReader() {
     for text in [
       #"{}"#, #"[]"#, #"1"#, #"{"c":1}"#, #"{"a":1,"a":2}"#, #"{"\u0061":1}"#, #"{"a":1,}"#, #"{"a":1}{"#,
-      #"{"a":1"#, #"{"a" 1}"#, #"{"a":}"#, #"{"b":1}"#, #"{"abc":1}"#, "", #"{"a":[1,]}"#,
+      #"{"a":1"#, #"{"a" 1}"#, #"{"a":}"#, #"{"b":1}"#, #"{"abc":1}"#, "", #"{"a-name-longer-than-7":1}"#, #"{"a-name-longer-than-":1}"#, #"{"a":[1,]}"#,
     ] {
       #expect(read(text) == nil, "\(text)")
     }
