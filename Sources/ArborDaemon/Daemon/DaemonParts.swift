@@ -198,7 +198,7 @@ final class DaemonParts: Sendable {
     let connection = ConnectionContext(id: id, role: role, outbox: writer.outbox)
     let pipeline = channel.pipeline.syncOperations
     try pipeline.addHandler(writer)
-    try pipeline.addHandler(ByteToMessageHandler(LineDecoder(maxLineLength: max(1, options.maxLineBytes))))
+    try pipeline.addHandler(LineDecoder(maxLineLength: max(1, options.maxLineBytes)))
     try pipeline.addHandler(RPCLineCodec())
     try pipeline.addHandler(RequestStage(connection: connection, handler: handler, hub: hub, options: options, logger: logger, batcher: batcher))
     // A connection accepted while the daemon drains may have missed the closing of every

@@ -12,11 +12,17 @@ enum FramedLine {
 /// Frames the bytes a client sends into request lines: the first stage of a connection's
 /// pipeline (see ``RequestStage``).
 ///
-/// Each call takes every byte NIO has accumulated into a ``LineFramer``, which keeps the
-/// partial line and lets go of a large buffer once its line is out, so that a connection
-/// that sent one 16 MiB line does not keep 16 MiB for the rest of its life. A line over the
-/// limit ends the framing: it is reported once, and every later byte is dropped.
-struct LineDecoder: ByteToMessageDecoder {
+/// Each read goes into a ``LineFramer``, which keeps the partial line and lets go of a
+/// large buffer once its line is out, so that a connection that sent one 16 MiB line does
+/// not keep 16 MiB for the rest of its life. A line over the limit ends the framing: it is
+/// reported once, and every later byte is dropped.
+///
+/// A plain inbound handler, not a `ByteToMessageHandler`: the framer keeps the partial
+/// line itself, so NIO's accumulation buffer and decode loop were a second copy of that
+/// work on every read. The end of input (`inputClosed`, `channelInactive`) passes on as it
+/// comes: every complete line before it has already gone on, and a partial line is dropped.
+final class LineDecoder: ChannelInboundHandler {
+  typealias InboundIn = ByteBuffer
   typealias InboundOut = FramedLine
 
   private enum State {
@@ -31,9 +37,9 @@ struct LineDecoder: ByteToMessageDecoder {
     state = .framing(LineFramer(maxLineLength: maxLineLength))
   }
 
-  mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-    defer { buffer.moveReaderIndex(to: buffer.writerIndex) }
-    guard case .framing(var framer) = state else { return .needMoreData }
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    let buffer = unwrapInboundIn(data)
+    guard case .framing(var framer) = state else { return }
     // The framer is taken out of the state while it is changed, so that it is not copied.
     state = .discarding
     buffer.withUnsafeReadableBytes { framer.append(bytes: $0) }
@@ -46,11 +52,5 @@ struct LineDecoder: ByteToMessageDecoder {
     } catch {
       context.fireChannelRead(wrapInboundOut(.tooLong(error)))
     }
-    return .needMoreData
-  }
-
-  mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
-    _ = try decode(context: context, buffer: &buffer)
-    return .needMoreData
   }
 }
