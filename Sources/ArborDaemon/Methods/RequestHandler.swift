@@ -43,6 +43,9 @@ final class RequestHandler: Sendable {
     /// Done: the result or error to reply with, or nil when the reply was already queued
     /// (or the request was a notification of a method whose result nobody reads).
     case done(Result<JSONValue, RPCError>?)
+    /// Done, replying an intent's result: written straight into the reply line, without
+    /// building its object (the reply of every synchronous intent).
+    case intent(IntentCall.Result)
     /// Done, and the reply waits until `revision` is durable (`--fsync always`): the
     /// connection asks the journal writer to call it back.
     case durable(revision: UInt64, JSONValue)
@@ -69,7 +72,7 @@ final class RequestHandler: Sendable {
     case .done(let outcome):
       metrics.requestHandled(method, failed: outcome?.isFailure ?? false, took: ContinuousClock.now - started)
       return handling
-    case .durable:
+    case .durable, .intent:
       metrics.requestHandled(method, failed: false, took: ContinuousClock.now - started)
       return handling
     case .later(let work):
@@ -180,8 +183,8 @@ final class RequestHandler: Sendable {
     stats.intentFinished(counted: outcome != nil)
     guard let outcome else { return .later { await self.finish(call) } }
     if outcome.discarded { throw ArborErrors.superseded(intent: call.intent) }
-    let reply = outcome.rpcResult.jsonValue
-    return repliesWaitForDisk ? .durable(revision: outcome.revision, reply) : .done(.success(reply))
+    guard repliesWaitForDisk else { return .intent(outcome.rpcResult) }
+    return .durable(revision: outcome.revision, outcome.rpcResult.jsonValue)
   }
 
   /// `state.watch`: queues its own reply, ahead of its notifications.
@@ -235,6 +238,7 @@ final class RequestHandler: Sendable {
   func handle(_ request: RPCRequest, connection: ConnectionContext, inBatch: Bool) async -> Result<JSONValue, RPCError>? {
     switch handleNow(request, connection: connection, inBatch: inBatch) {
     case .done(let outcome): return outcome
+    case .intent(let result): return .success(result.jsonValue)
     case .durable(let revision, let reply): return await durable(revision, reply)
     case .later(let work): return await work()
     }

@@ -159,7 +159,8 @@ final class Outbox: Sendable {
       let items = state.items
       state.items = []
       state.bytes = 0
-      state.waitingBySubscription = [:]
+      // Kept, emptied: a watch's next notification would otherwise allocate it again.
+      if !state.waitingBySubscription.isEmpty { state.waitingBySubscription.removeAll(keepingCapacity: true) }
       return .items(items)
     }
   }

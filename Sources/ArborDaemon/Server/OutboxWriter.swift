@@ -41,8 +41,10 @@ final class OutboxWriter: ChannelDuplexHandler {
     self.maxOutputBytes = options.maxOutputBytes
     let target = NIOLoopBoundBox<OutboxWriter?>.makeEmptyBox(valueType: OutboxWriter.self, eventLoop: eventLoop)
     self.wakeTarget = target
+    // One closure for every wake-up, made here: a wake-up allocates nothing of its own.
+    let write: @Sendable () -> Void = { target.value?.write() }
     self.outbox = Outbox(watchLimit: max(1, options.watchQueue), byteLimit: max(1, options.maxOutputBytes)) {
-      eventLoop.execute { target.value?.write() }
+      eventLoop.execute(write)
     }
   }
 

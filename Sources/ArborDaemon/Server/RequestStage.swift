@@ -177,6 +177,8 @@ final class RequestStage: ChannelDuplexHandler {
       switch handler.handleNow(request, connection: connection, inBatch: false) {
       case .done(let outcome):
         if let id = request.id, let outcome { outbox.send(Self.response(id: id, outcome).jsonLine) }
+      case .intent(let result):
+        if let id = request.id { outbox.send(RPCResponse.successLine(id: id) { result.writeJSON(to: &$0) }) }
       case .durable(let revision, let reply):
         guard let id = request.id else { return }
         replyWhenDurable([RPCResponse(id: id, result: reply)], durable: [(0, revision)]) { replies in
@@ -213,6 +215,8 @@ final class RequestStage: ChannelDuplexHandler {
         switch handler.handleNow(request, connection: run.connection, inBatch: true) {
         case .done(let outcome):
           if let id = request.id, let outcome { run.replies.append(Self.response(id: id, outcome)) }
+        case .intent(let result):
+          if let id = request.id { run.replies.append(RPCResponse(id: id, result: result.jsonValue)) }
         case .durable(let revision, let reply):
           if let id = request.id {
             run.durable.append((run.replies.count, revision))

@@ -73,6 +73,25 @@ public struct RPCResponse: Error, Sendable, Hashable {
   }
 
   /// The replies to a batch as one line: a JSON array of them.
+  /// A successful reply's line, its result written by `writeResult` (compact JSON, keys
+  /// sorted, as ``writeJSON(to:)`` would write it): for results that can write themselves
+  /// without being built as a ``JSONValue`` first.
+  ///
+  /// ```swift
+  /// let line = RPCResponse.successLine(id: 1) { JSONValue.int(3).writeJSON(to: &$0) }   // {"id":1,"jsonrpc":"2.0","result":3}\n
+  /// ```
+  public static func successLine(id: RPCID, writeResult: (inout [UInt8]) -> Void) -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(128)
+    bytes.append(contentsOf: #"{"id":"#.utf8)
+    id.writeJSON(to: &bytes)
+    bytes.append(contentsOf: #","jsonrpc":"2.0","result":"#.utf8)
+    writeResult(&bytes)
+    bytes.append(UInt8(ascii: "}"))
+    bytes.append(0x0A)
+    return bytes
+  }
+
   public static func batchLine(_ responses: [RPCResponse]) -> [UInt8] {
     var bytes: [UInt8] = [UInt8(ascii: "[")]
     for (index, response) in responses.enumerated() {

@@ -138,5 +138,31 @@ public enum IntentCall: ArborMethodDefinition {
       if let commits { members["commits"] = .int(Int64(commits)) }
       return .object(members)
     }
+
+    /// Appends the result as ``jsonValue`` writes (keys sorted: `commits`, `firstRevision`,
+    /// `result`, `revision`), without building the object.
+    ///
+    /// ```swift
+    /// var bytes: [UInt8] = []
+    /// IntentCall.Result(revision: 7, result: 42).writeJSON(to: &bytes)   // {"result":42,"revision":7}
+    /// ```
+    public func writeJSON(to bytes: inout [UInt8]) {
+      bytes.append(UInt8(ascii: "{"))
+      if let commits {
+        bytes.append(contentsOf: #""commits":"#.utf8)
+        JSONValue.int(Int64(commits)).writeJSON(to: &bytes)
+        bytes.append(UInt8(ascii: ","))
+      }
+      if let firstRevision {
+        bytes.append(contentsOf: #""firstRevision":"#.utf8)
+        JSONValue.int(Int64(firstRevision)).writeJSON(to: &bytes)
+        bytes.append(UInt8(ascii: ","))
+      }
+      bytes.append(contentsOf: #""result":"#.utf8)
+      result.writeJSON(to: &bytes)
+      bytes.append(contentsOf: #","revision":"#.utf8)
+      JSONValue.int(Int64(revision)).writeJSON(to: &bytes)
+      bytes.append(UInt8(ascii: "}"))
+    }
   }
 }

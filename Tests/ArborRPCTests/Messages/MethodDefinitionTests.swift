@@ -52,6 +52,23 @@ import Testing
     }
   }
 
+  /// The intent reply line written without building its object is, byte for byte, the line
+  /// of the reply built from the object.
+  @Test func anIntentsReplyLineWrittenDirectlyIsTheLineOfItsObject() throws {
+    let results = [
+      IntentCall.Result(revision: 0, result: nil), IntentCall.Result(revision: 7, result: ["b": [1, "x\"y"], "a": 2.5]),
+      IntentCall.Result(revision: 9, result: "é\n", firstRevision: 5, commits: 3), IntentCall.Result(revision: 1, result: 1, commits: 2),
+      IntentCall.Result(revision: UInt64(Int64.max), result: [], firstRevision: 1),
+    ]
+    let ids: [RPCID] = [1, -5, "a\"b", .null, .numberText("18446744073709551617")]
+    for result in results {
+      for id in ids {
+        let direct = RPCResponse.successLine(id: id) { result.writeJSON(to: &$0) }
+        #expect(direct == RPCResponse(id: id, result: result.jsonValue).jsonLine, "\(result), id \(id)")
+      }
+    }
+  }
+
   /// The watch replies and the `events.emitted` params the daemon builds by hand are what
   /// the encoder writes.
   @Test func watchRepliesAndEventParamsBuiltByHandAreWhatTheEncoderWrites() throws {
