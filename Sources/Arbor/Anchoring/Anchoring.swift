@@ -140,6 +140,7 @@ extension ModelTree {
       guard root.lifetime == .anchored, let table = root.childTable else { return work }
       root.lifetime = .destructed
       root.childTable = nil
+      structureChanged()
       for entry in table.entries {
         for child in entry.children {
           if child.parentLinks.removeOrphaned() > 0 { child.collectParentObservers(into: &work.observers) }

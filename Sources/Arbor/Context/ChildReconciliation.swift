@@ -16,6 +16,9 @@ extension AnyModelContext {
       collectObservers(of: Self.structureSlot, into: &scope)
     }
     guard let tree = scope.tree, lifetime == .anchored else { return }
+    // The children are relinked below (an array's only where it changed): paths found
+    // before may lead elsewhere now.
+    tree.structureChanged()
     // A write that leaves the container as it was (the same models, the same values) is no
     // change: an intent that changes nothing commits nothing.
     let paths = tree.isRecording ? pathsFromRoot() : []
@@ -163,6 +166,7 @@ extension AnyModelContext {
     let child = model._$anyContext
     guard child.canJoin(tree) else { return nil }
     child.parentLinks.append(ParentLink(parent: self, property: property, position: position))
+    tree.structureChanged()
     if child.lifetime != .anchored {
       tree.adoptSubtree(model)
     }
@@ -196,6 +200,7 @@ extension AnyModelContext {
 extension ModelTree {
   /// Anchors `model` and every model below it that is not anchored yet. Lock held.
   func adoptSubtree(_ model: any Model) {
+    structureChanged()
     var stack: [any Model] = [model]
     let first = model._$anyContext
     if first.tree == nil { first.publish(self) }

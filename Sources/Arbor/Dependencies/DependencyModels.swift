@@ -34,6 +34,7 @@ extension AnyModelContext {
       let table = childTable ?? ChildTable()
       childTable = table
       table.entries[table.slot(of: dependencyProperty)].children.append(context)
+      tree.structureChanged()
     }
     _endWrite(scope)
     return instance

@@ -39,15 +39,27 @@ extension Model {
   func model(at target: IntentTarget) throws -> (any Model)? {
     switch target {
     case .path(let text):
+      if text.isEmpty { return self }
+      let start = _$anyContext
+      // A tree's root keeps the paths it resolved while the tree's structure is unchanged.
+      if let tree = start.tree {
+        let cached: CachedTarget = tree.lock.withLock {
+          guard start.isTreeRoot, let context = tree.pathCache.context(at: text, generation: tree.structureGeneration) else {
+            return .miss
+          }
+          return .hit(context === start ? self : tree.model(withID: context.id))
+        }
+        if case .hit(let model?) = cached { return model }
+      }
       let pointer: JSONPointer
       do { pointer = try JSONPointer(text) } catch { throw IntentError.unknownTarget("at '\(text)': \(error)") }
-      return descendant(at: pointer.tokens[...])
+      return descendant(at: pointer.tokens[...], path: text)
     case .id(let id):
       return descendant(withID: id)
     }
   }
 
-  private func descendant(at tokens: ArraySlice<String>) -> (any Model)? {
+  private func descendant(at tokens: ArraySlice<String>, path: String) -> (any Model)? {
     guard !tokens.isEmpty else { return self }
     let start = _$anyContext
     // Anchored: the tree's child tables say where each child sits, so the walk reads one
@@ -55,6 +67,7 @@ extension Model {
     if let tree = start.tree {
       return tree.lock.withLock {
         guard let found = ChildPath.context(at: tokens, below: start) else { return nil }
+        if start.isTreeRoot { tree.pathCache.remember(found, at: path, generation: tree.structureGeneration) }
         return found === start ? self : tree.model(withID: found.id)
       }
     }
@@ -87,4 +100,10 @@ extension Model {
     guard let tree = context.tree else { return nil }
     return tree.lock.withLock { tree.model(withID: id) }
   }
+}
+
+/// What the tree's path cache held for a target path.
+private enum CachedTarget {
+  case miss
+  case hit((any Model)?)
 }

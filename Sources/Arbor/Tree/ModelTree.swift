@@ -36,6 +36,11 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   /// with `let`s), which the context alone cannot give back.
   @exclusivity(unchecked) var valuesWithLetsByID: [ModelID: any Model] = [:]
   @exclusivity(unchecked) var pendingDetached: [AnyModelContext] = []
+  /// Counts the changes to where models sit (see ``structureChanged()``): a model found by
+  /// its path stays where it was while the count is unchanged.
+  @exclusivity(unchecked) private(set) var structureGeneration: UInt64 = 0
+  /// Intents' paths, resolved (see ``PathCache``).
+  @exclusivity(unchecked) var pathCache = PathCache()
   /// Issues found under the lock, reported once it is released.
   @exclusivity(unchecked) var pendingIssues: [String] = []
   /// Tasks cancelled inside a transaction, cancelled once it has committed.
@@ -240,6 +245,13 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
     }
   }
 
+  /// Notes that a model was linked, unlinked, moved or destructed: every path found before
+  /// must be walked again. Lock held.
+  @inline(__always)
+  func structureChanged() {
+    structureGeneration &+= 1
+  }
+
   /// The anchored model with `id` (not the root), as a value. Lock held.
   func model(withID id: ModelID) -> (any Model)? {
     guard let context = contextsByID[id] else { return nil }
@@ -254,6 +266,7 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
 
   /// Marks `context` and every descendant no longer reachable as destructed, parents first.
   func destruct(_ context: AnyModelContext, into work: inout PostCommitWork) {
+    structureChanged()
     var stack: [AnyModelContext] = [context]
     // The children that lost a link to a destructed parent: their parent observers wake,
     // with the commit's other observers (or, when the tree is torn down, with its work).

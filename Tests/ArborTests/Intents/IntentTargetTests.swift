@@ -72,6 +72,67 @@ import Testing
     #expect(before == after)
   }
 
+  /// The root keeps the paths it resolved (``PathCache``) while nothing moves: every change
+  /// to where models sit must make the next call walk again.
+  @Test func aPathResolvedBeforeAStructuralChangeIsResolvedAgainAfterIt() throws {
+    let forest = Forest(
+      branches: [Branch(name: "a", leaves: [Leaf(value: 1), Leaf(value: 2)], extra: Leaf(value: 3)), Branch(name: "b")],
+      keyed: ["k": Leaf(value: 4)]
+    ).withAnchor()
+    let navigator = Navigator(destination: .detail(Leaf(value: 5))).withAnchor()
+    func value(_ root: some Model, _ path: String) throws -> Int? { try (root.model(at: .path(path)) as? Leaf)?.value }
+
+    #expect(try value(forest, "/branches/0/leaves/0") == 1)
+    forest.branches[0].leaves[0] = Leaf(value: 10)  // replaced in place
+    #expect(try value(forest, "/branches/0/leaves/0") == 10)
+    forest.branches[0].leaves.swapAt(0, 1)  // moved
+    #expect(try value(forest, "/branches/0/leaves/0") == 2)
+    #expect(try value(forest, "/branches/0/leaves/1") == 10)
+    forest.branches[0].leaves.append(Leaf(value: 11))
+    #expect(try value(forest, "/branches/0/leaves/2") == 11)
+    let last = forest.branches[0].leaves.removeLast()
+    forest.branches[0].leaves.insert(last, at: 0)  // rotated: the same models, each at another index
+    #expect(try value(forest, "/branches/0/leaves/0") == 11)
+    #expect(try value(forest, "/branches/0/leaves/2") == 10)
+    forest.branches[0].leaves.remove(at: 0)
+    forest.branches[0].leaves.remove(at: 0)  // removed
+    #expect(try value(forest, "/branches/0/leaves/1") == nil)
+    #expect(try value(forest, "/branches/0/leaves/0") == 10)
+    #expect(try value(forest, "/branches/0/extra") == 3)
+    forest.branches[0].extra = nil  // an optional emptied
+    #expect(try value(forest, "/branches/0/extra") == nil)
+    forest.branches.swapAt(0, 1)  // a whole subtree moved
+    #expect(try value(forest, "/branches/1/leaves/0") == 10)
+    #expect(try value(forest, "/branches/0/leaves/0") == nil)
+    #expect(try value(forest, "/keyed/k") == 4)
+    forest.keyed = ["k": Leaf(value: 40)]  // a dictionary's value replaced
+    #expect(try value(forest, "/keyed/k") == 40)
+    #expect(try value(navigator, "/destination/detail/_0") == 5)
+    navigator.destination = .detail(Leaf(value: 6))  // an enum container's model replaced
+    #expect(try value(navigator, "/destination/detail/_0") == 6)
+    navigator.destination = .none
+    #expect(try value(navigator, "/destination/detail/_0") == nil)
+
+    // A model held at a second place leaves an array: nothing is linked or destructed,
+    // yet the models after it move up an index.
+    let shared = Leaf(value: 7)
+    let branch = Branch(name: "s", leaves: [shared, Leaf(value: 8)], extra: shared).withAnchor()
+    #expect(try value(branch, "/leaves/0") == 7)
+    #expect(try value(branch, "/leaves/1") == 8)
+    branch.leaves.remove(at: 0)
+    #expect(try value(branch, "/leaves/0") == 8)
+    #expect(try value(branch, "/leaves/1") == nil)
+    #expect(try value(branch, "/extra") == 7)
+
+    // A write that moves nothing keeps what was resolved.
+    let tree = try #require(forest._$anyContext.tree)
+    let before = tree.lock.withLock { tree.structureGeneration }
+    try #require(forest.model(at: .path("/keyed/k")) as? Leaf).value += 1
+    forest.title = "renamed"
+    #expect(tree.lock.withLock { tree.structureGeneration } == before)
+    #expect(try value(forest, "/keyed/k") == 41)
+  }
+
   /// Walks the tree by its child tables and checks that each model's own path finds it.
   private func expectEveryModelFoundAtItsPath(in root: some Model, count: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
     let context = root._$anyContext
