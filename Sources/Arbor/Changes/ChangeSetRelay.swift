@@ -71,7 +71,17 @@ final class ChangeSetRelay: Sendable {
   private struct State {
     var queue: [ChangeSet] = []
     var delivering = false
-    var listeners: [Int: Listener] = [:]
+    var listeners: [Int: Listener] = [:] {
+      didSet {
+        // Kept beside the table, so that a commit neither walks it nor copies it out.
+        ordered = listeners.sorted { $0.key < $1.key }.map(\.value)
+        smallestLimit = ordered.lazy.map(\.limit).min() ?? .max
+      }
+    }
+    /// The listeners in the order they were added.
+    var ordered: [Listener] = []
+    /// The smallest of their limits.
+    var smallestLimit = Int.max
     var nextID = 0
   }
 
@@ -100,8 +110,7 @@ final class ChangeSetRelay: Sendable {
       state.queue.append(changeSet)
       // A listener that cannot keep up (its calls take longer than the commits they
       // follow) is told once and dropped, instead of the queue growing without bound.
-      let limit = state.listeners.values.lazy.map(\.limit).min() ?? .max
-      guard state.queue.count > limit else { return [] }
+      guard state.queue.count > state.smallestLimit else { return [] }
       let dropped = state.listeners.filter { $0.value.limit < state.queue.count }
       for (id, listener) in dropped {
         state.listeners.removeValue(forKey: id)
@@ -138,7 +147,7 @@ final class ChangeSetRelay: Sendable {
       }
       state.delivering = true
       defer { state.queue = [] }
-      return (state.queue, Array(state.listeners.values))
+      return (state.queue, state.ordered)
     }
   }
 }

@@ -86,10 +86,13 @@ extension AnyModelContext {
     let oldMiddle = prefix..<(oldCount - suffix)
     let newMiddle = prefix..<(newCount - suffix)
 
-    // Which elements of the middle stay (possibly at another index).
-    var keptOld = [Int?](repeating: nil, count: newMiddle.count)  // new offset -> old offset
+    // Which elements of the middle stay (possibly at another index): new offset -> old
+    // offset; left empty when nothing can be kept (only insertions or only removals), and
+    // then read as all nil.
+    let diffs = !oldMiddle.isEmpty && !newMiddle.isEmpty
+    var keptOld = diffs ? [Int?](repeating: nil, count: newMiddle.count) : []
     var isKept = [Bool](repeating: false, count: oldMiddle.count)
-    if !oldMiddle.isEmpty && !newMiddle.isEmpty {
+    if diffs {
       let old = oldMiddle.map { ObjectIdentifier(table.entries[slot].children[$0]) }
       let new = newMiddle.map { ObjectIdentifier(array._$context(at: $0)) }
       for (i, j) in IdentityDiff.kept(old, new) ?? [] {
@@ -129,9 +132,20 @@ extension AnyModelContext {
     }
     var middle = ContiguousArray<AnyModelContext>()
     middle.reserveCapacity(newMiddle.count)
+    // Only insertions (an append, say): every model of the new middle is new, and is read
+    // back from the list instead of being gathered in a second one.
+    let onlyInserted = removed.isEmpty && !diffs
     var added: [AnyModelContext] = []
-    for (newOffset, oldOffset) in keptOld.enumerated() {
-      if let oldOffset {
+    // Each new model is queued for activation: room for all of them at once, rather than a
+    // doubling list whose outgrown buffers (megabytes, for a large array) the allocator
+    // may keep after they are freed.
+    let new = newMiddle.count - isKept.lazy.filter { $0 }.count
+    if new > 1 {
+      if !onlyInserted { added.reserveCapacity(new) }
+      tree.pendingActivations.reserveCapacity(tree.pendingActivations.count + new)
+    }
+    for newOffset in 0..<newMiddle.count {
+      if diffs, let oldOffset = keptOld[newOffset] {
         middle.append(table.entries[slot].children[prefix + oldOffset])
         continue
       }
@@ -139,13 +153,23 @@ extension AnyModelContext {
       let model = array._$model(at: index)
       if let child = link(model, property: property, position: .index(index), tree: tree, notifying: false) {
         middle.append(child)
-        added.append(child)
+        if !onlyInserted { added.append(child) }
       }
       record(.insert(index: index, value: model))
     }
-    table.entries[slot].children.replaceSubrange(oldMiddle, with: middle)
+    let insertedCount = middle.count
+    if oldCount == 0 {
+      // The first children: the list built is the list kept, not copied into another.
+      table.entries[slot].children = middle
+    } else {
+      table.entries[slot].children.replaceSubrange(oldMiddle, with: middle)
+    }
     // Moves (kept elements at new indices) are not parent changes.
-    noteParentChanges(removed: removed, added: added, tree: tree)
+    if onlyInserted {
+      noteParentChanges(removed: removed, added: table.entries[slot].children[prefix..<(prefix + insertedCount)], tree: tree)
+    } else {
+      noteParentChanges(removed: removed, added: added, tree: tree)
+    }
   }
 
   /// Whether two child lists hold the same models in the same order.
