@@ -247,45 +247,56 @@ extension JSONPatch {
   }
 }
 
+/// The fixed parts of a patch operation's object, in the order the writer sorts its keys
+/// (`from`, `op`, `path`, `value`), each spelled once.
+private enum PatchOperationBytes {
+  static let add = Array(#"{"op":"add","path":"#.utf8)
+  static let remove = Array(#"{"op":"remove","path":"#.utf8)
+  static let replace = Array(#"{"op":"replace","path":"#.utf8)
+  static let test = Array(#"{"op":"test","path":"#.utf8)
+  static let from = Array(#"{"from":"#.utf8)
+  static let move = Array(#","op":"move","path":"#.utf8)
+  static let copy = Array(#","op":"copy","path":"#.utf8)
+  static let value = Array(#","value":"#.utf8)
+}
+
 extension JSONWriter {
   mutating func write(_ patch: JSONPatch) {
     bytes.append(UInt8(ascii: "["))
     for (index, operation) in patch.operations.enumerated() {
       if index > 0 { bytes.append(UInt8(ascii: ",")) }
-      bytes.append(UInt8(ascii: "{"))
-      if case .move(let from, _) = operation {
-        member("from", first: true)
-        writePointer(from)
-      } else if case .copy(let from, _) = operation {
-        member("from", first: true)
-        writePointer(from)
-      }
-      let hasFrom: Bool
       switch operation {
-      case .move, .copy: hasFrom = true
-      default: hasFrom = false
-      }
-      member("op", first: !hasFrom)
-      writeString(operation.op)
-      member("path", first: false)
-      writePointer(operation.path)
-      switch operation {
-      case .add(_, let value), .replace(_, let value), .test(_, let value):
-        member("value", first: false)
+      case .add(let path, let value):
+        bytes.append(contentsOf: PatchOperationBytes.add)
+        writePointer(path)
+        bytes.append(contentsOf: PatchOperationBytes.value)
         write(value)
-      case .remove, .move, .copy:
-        break
+      case .remove(let path):
+        bytes.append(contentsOf: PatchOperationBytes.remove)
+        writePointer(path)
+      case .replace(let path, let value):
+        bytes.append(contentsOf: PatchOperationBytes.replace)
+        writePointer(path)
+        bytes.append(contentsOf: PatchOperationBytes.value)
+        write(value)
+      case .test(let path, let value):
+        bytes.append(contentsOf: PatchOperationBytes.test)
+        writePointer(path)
+        bytes.append(contentsOf: PatchOperationBytes.value)
+        write(value)
+      case .move(let from, let path):
+        bytes.append(contentsOf: PatchOperationBytes.from)
+        writePointer(from)
+        bytes.append(contentsOf: PatchOperationBytes.move)
+        writePointer(path)
+      case .copy(let from, let path):
+        bytes.append(contentsOf: PatchOperationBytes.from)
+        writePointer(from)
+        bytes.append(contentsOf: PatchOperationBytes.copy)
+        writePointer(path)
       }
       bytes.append(UInt8(ascii: "}"))
     }
     bytes.append(UInt8(ascii: "]"))
-  }
-
-  private mutating func member(_ key: StaticString, first: Bool) {
-    if !first { bytes.append(UInt8(ascii: ",")) }
-    bytes.append(UInt8(ascii: "\""))
-    key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    bytes.append(UInt8(ascii: "\""))
-    bytes.append(UInt8(ascii: ":"))
   }
 }
