@@ -258,6 +258,18 @@ private enum PatchOperationBytes {
   static let move = Array(#","op":"move","path":"#.utf8)
   static let copy = Array(#","op":"copy","path":"#.utf8)
   static let value = Array(#","value":"#.utf8)
+
+  /// The bytes up to the operation's path, and the members around it it has.
+  static func parts(of operation: JSONPatchOperation) -> (head: [UInt8], from: JSONPointer?, value: JSONValue?) {
+    switch operation {
+    case .add(_, let value): return (add, nil, value)
+    case .remove: return (remove, nil, nil)
+    case .replace(_, let value): return (replace, nil, value)
+    case .test(_, let value): return (test, nil, value)
+    case .move(let from, _): return (move, from, nil)
+    case .copy(let from, _): return (copy, from, nil)
+    }
+  }
 }
 
 extension JSONWriter {
@@ -265,35 +277,17 @@ extension JSONWriter {
     bytes.append(UInt8(ascii: "["))
     for (index, operation) in patch.operations.enumerated() {
       if index > 0 { bytes.append(UInt8(ascii: ",")) }
-      switch operation {
-      case .add(let path, let value):
-        bytes.append(contentsOf: PatchOperationBytes.add)
-        writePointer(path)
-        bytes.append(contentsOf: PatchOperationBytes.value)
-        write(value)
-      case .remove(let path):
-        bytes.append(contentsOf: PatchOperationBytes.remove)
-        writePointer(path)
-      case .replace(let path, let value):
-        bytes.append(contentsOf: PatchOperationBytes.replace)
-        writePointer(path)
-        bytes.append(contentsOf: PatchOperationBytes.value)
-        write(value)
-      case .test(let path, let value):
-        bytes.append(contentsOf: PatchOperationBytes.test)
-        writePointer(path)
-        bytes.append(contentsOf: PatchOperationBytes.value)
-        write(value)
-      case .move(let from, let path):
+      // `from` (a move's or a copy's), then `op` and `path`, then `value`: the writer's key order.
+      let (head, from, value) = PatchOperationBytes.parts(of: operation)
+      if let from {
         bytes.append(contentsOf: PatchOperationBytes.from)
         writePointer(from)
-        bytes.append(contentsOf: PatchOperationBytes.move)
-        writePointer(path)
-      case .copy(let from, let path):
-        bytes.append(contentsOf: PatchOperationBytes.from)
-        writePointer(from)
-        bytes.append(contentsOf: PatchOperationBytes.copy)
-        writePointer(path)
+      }
+      bytes.append(contentsOf: head)
+      writePointer(operation.path)
+      if let value {
+        bytes.append(contentsOf: PatchOperationBytes.value)
+        write(value)
       }
       bytes.append(UInt8(ascii: "}"))
     }
