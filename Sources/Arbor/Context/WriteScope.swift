@@ -8,7 +8,9 @@ import IssueReporting
 /// A write in a tree keeps what it wakes in the tree, so its scope holds no reference
 /// that needs counting but `effects`, which only a write before anchoring creates.
 public struct _WriteScope {
-  @usableFromInline unowned(unsafe) let lock: TreeLock
+  /// The lock, unretained: releasing it through `Unmanaged` counts no reference (an
+  /// `unowned(unsafe)` reference is made strong for each call on it).
+  @usableFromInline let lock: Unmanaged<TreeLock>
   /// The tree, unretained: a write's hot path reaches it without counting a reference.
   @usableFromInline let treeReference: Unmanaged<ModelTree>?
   @usableFromInline var tree: ModelTree? { treeReference?.takeUnretainedValue() }
@@ -16,7 +18,7 @@ public struct _WriteScope {
   @usableFromInline var effects: DetachedWriteEffects?
 
   @usableFromInline
-  init(lock: TreeLock, tree: Unmanaged<ModelTree>?) {
+  init(lock: Unmanaged<TreeLock>, tree: Unmanaged<ModelTree>?) {
     self.lock = lock
     self.treeReference = tree
   }
@@ -44,13 +46,13 @@ extension AnyModelContext {
   final func _beginWrite() -> _WriteScope {
     let lock = _lockForAccess()
     guard let tree = unownedTree else {
-      return _WriteScope(lock: lock.takeUnretainedValue(), tree: nil)
+      return _WriteScope(lock: lock, tree: nil)
     }
     tree._withUnsafeGuaranteedRef { tree in
       tree.depth += 1
       if tree.stateCaptures > 0 { tree.captureStateBefore(self) }
     }
-    return _WriteScope(lock: lock.takeUnretainedValue(), tree: tree)
+    return _WriteScope(lock: lock, tree: tree)
   }
 
   /// Closes the implicit transaction: the outermost one commits, then the lock is released,
@@ -122,11 +124,16 @@ extension AnyModelContext {
 
   final func collectObservers(of property: Int, into scope: inout _WriteScope) {
     guard !observers.isEmpty else { return }
-    for entry in observers where entry.property == property {
+    // By index: the list's buffer and its observers are read without counting references
+    // (the consumer's thread registers and unregisters in this list at each evaluation).
+    for index in observers.indices where observers[index].property == property {
+      // Dirty already: the change has nobody to wake (see `AccessObserver.absorbsChange`),
+      // so it neither counts a reference to the observer nor fills a list.
+      if observers[index].observer.absorbsChange { continue }
       if let tree = scope.tree {
-        tree.pendingObservers.append(entry.observer)
+        tree.pendingObservers.append(observers[index].observer)
       } else {
-        scope.detachedEffects().observers.append(entry.observer)
+        scope.detachedEffects().observers.append(observers[index].observer)
       }
     }
   }

@@ -68,6 +68,14 @@ final class AccessObserver: Sendable {
     return AccessTracking.recording(self, body)
   }
 
+  /// Whether a change can skip this observer: it is dirty already (its consumer has not
+  /// evaluated since the last change, so it is not waiting) and nothing else is to be told
+  /// of each change (no `onChange`). Read by the writer with the tree lock held, after the
+  /// change is stored: the consumer clears the mark before its reads, which take that lock,
+  /// so a change it will not read finds the mark clear and is handed on.
+  @inline(__always)
+  var absorbsChange: Bool { onChange == nil && dirtyNow.load(ordering: .acquiring) }
+
   /// Marks the observation dirty and wakes its consumer. Never called with a tree lock held.
   func notify() {
     // Dirty already: the consumer has not evaluated since the last change, so it is not
