@@ -174,7 +174,10 @@ let package = Package(
     ),
     .executableTarget(
       name: "arbor-benchmarks",
-      dependencies: ["ArborLocking", "Arbor", "ArborClient", "ArborDaemon", "ArborJSON", "ArborLoad", "ArborStore"]
+      dependencies: [
+        "ArborLocking", "Arbor", "ArborClient", "ArborDaemon", "ArborJSON", "ArborLoad", "ArborStore",
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+      ]
     ),
     // <sys/epoll.h> for the load generator.
     .target(name: "CEpoll"),

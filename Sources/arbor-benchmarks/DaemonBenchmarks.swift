@@ -72,14 +72,25 @@ struct DaemonBenchmarks {
       kill(redis.processIdentifier, SIGKILL)
       redis.waitUntilExit()
     }
-    guard await waitFor(socket), await waitFor(redisSocket) else {
-      print("the daemon or Redis did not start listening")
+    // The NIO floor: this executable's `__line-echo`, answering each line and nothing else.
+    let floorSocket = directory + "/floor.sock"
+    guard let floor = start(Self.ownBinary(), ["__line-echo", floorSocket]) else {
+      print("cannot start the line-echo floor server")
+      return
+    }
+    defer {
+      kill(floor.processIdentifier, SIGKILL)
+      floor.waitUntilExit()
+    }
+    guard await waitFor(socket), await waitFor(redisSocket), await waitFor(floorSocket) else {
+      print("the daemon, Redis or the floor server did not start listening")
       return
     }
     print("\n## Daemon: intent round trips over the socket vs Redis SET, the same client for both, \(runs) runs each, ranges min–max")
     print("requests per run: \(requests); counterfactd and redis-server on this machine's 2 cores, with the load generator")
     print("shapes: epoll = one thread, non-blocking sockets (as redis-benchmark); threads = one thread and one blocking connection per client (as many scripts)")
-    print("CPU µs: the server's user + system CPU time per request over the run (/proc/PID/stat, every thread)\n")
+    print("CPU µs: the server's user + system CPU time per request over the run (/proc/PID/stat, every thread)")
+    print("floor: a SwiftNIO server on the same event loops that answers each line with a fixed reply and does nothing else (`__line-echo`)\n")
     do {
       let setup = try await ArborConnection.connect(to: socket)
       try await setup.call("intent.call", ["intent": "addButtonTapped"])
@@ -87,13 +98,16 @@ struct DaemonBenchmarks {
       print(
         pad("shape", 8), pad("clients", 8), pad("arbor rps", 16), pad("redis rps", 16), pad("arbor/redis", 12), pad("arbor CPU µs", 14),
         pad("redis CPU µs", 14), pad("arbor p50 ms", 14),
-        pad("redis p50 ms", 14), pad("arbor p99 ms", 14), pad("redis p99 ms", 14), pad("arbor p999 ms", 14), pad("redis p999 ms", 14))
+        pad("redis p50 ms", 14), pad("arbor p99 ms", 14), pad("redis p99 ms", 14), pad("arbor p999 ms", 14), pad("redis p999 ms", 14),
+        pad("floor rps", 16), pad("floor/redis", 12), pad("floor CPU µs", 14))
       for shape in LoadShape.allCases {
         for clients in [1, 50] {
           var arbor: [LoadResult] = []
           var baseline: [LoadResult] = []
           var arborCPU: [Double] = []
           var redisCPU: [Double] = []
+          var floorRuns: [LoadResult] = []
+          var floorCPU: [Double] = []
           for _ in 0..<runs {
             let daemonBefore = CPUTime.seconds(of: daemon.processIdentifier)
             arbor.append(try await load(shape, socket: socket, clients: clients, request: Self.incrementLine))
@@ -101,14 +115,19 @@ struct DaemonBenchmarks {
             let redisBefore = CPUTime.seconds(of: redis.processIdentifier)
             baseline.append(try await load(shape, socket: redisSocket, clients: clients, request: Self.redisSet))
             redisCPU.append((CPUTime.seconds(of: redis.processIdentifier) - redisBefore) / Double(requests) * 1e6)
+            let floorBefore = CPUTime.seconds(of: floor.processIdentifier)
+            floorRuns.append(try await load(shape, socket: floorSocket, clients: clients, request: Self.incrementLine))
+            floorCPU.append((CPUTime.seconds(of: floor.processIdentifier) - floorBefore) / Double(requests) * 1e6)
           }
+          let floorRatios = zip(floorRuns, baseline).map { $0.rps / $1.rps }
           let ratios = zip(arbor, baseline).map { $0.rps / $1.rps }
           print(
             pad(shape.rawValue, 8), pad("\(clients)", 8), pad(range(arbor.map(\.rps), "%.0f"), 16), pad(range(baseline.map(\.rps), "%.0f"), 16),
             pad(range(ratios, "%.2f"), 12), pad(range(arborCPU, "%.1f"), 14), pad(range(redisCPU, "%.1f"), 14),
             pad(range(arbor.map(\.p50), "%.3f"), 14), pad(range(baseline.map(\.p50), "%.3f"), 14),
             pad(range(arbor.map(\.p99), "%.3f"), 14), pad(range(baseline.map(\.p99), "%.3f"), 14),
-            pad(range(arbor.map(\.p999), "%.3f"), 14), pad(range(baseline.map(\.p999), "%.3f"), 14))
+            pad(range(arbor.map(\.p999), "%.3f"), 14), pad(range(baseline.map(\.p999), "%.3f"), 14),
+            pad(range(floorRuns.map(\.rps), "%.0f"), 16), pad(range(floorRatios, "%.2f"), 12), pad(range(floorCPU, "%.1f"), 14))
         }
       }
       print("\n## Daemon: one change reaching \(watchers) watchers (time from sending the intent until the last watcher has the patch)\n")
@@ -146,20 +165,34 @@ struct DaemonBenchmarks {
         })
     }
     watcherStop.stop()
+    var floor: InstructionCounts.Figures?
+    if let prepared = ValgrindForSwift.prepare(executable: Self.ownBinary(), in: directory) {
+      let floorSocket = directory + "/counted-floor.sock"
+      floor = await counts.measure(
+        "floor", executable: prepared.executable, arguments: ["__line-echo", floorSocket], socket: floorSocket, request: Self.incrementLine,
+        preload: prepared.preload)
+    }
     let redisSocket = directory + "/counted-redis.sock"
     let redis = await counts.measure(
       "redis", executable: "redis-server", arguments: ["--port", "0", "--unixsocket", redisSocket, "--save", "", "--appendonly", "no"],
       socket: redisSocket, request: Self.redisSet)
     print(pad("server", 10), pad("instructions/request", 22), pad("mallocs/request", 16), "callgrind dump (callgrind_annotate FILE)")
-    for (name, figures) in [("arbor", arbor), ("redis", redis)] {
+    for (name, figures) in [("arbor", arbor), ("floor", floor), ("redis", redis)] {
       guard let figures else {
-        print(pad(name, 10), "not measured: valgrind could not run it (valgrind --tool=none \(name == "arbor" ? Self.daemonBinary() : "redis-server") --version says why)")
+        let executable = name == "arbor" ? Self.daemonBinary() : name == "floor" ? Self.ownBinary() : "redis-server"
+        print(pad(name, 10), "not measured: valgrind could not run it (valgrind --tool=none \(executable) --version says why)")
         continue
       }
       print(pad(name, 10), pad(String(format: "%.0f", figures.instructions), 22), pad(String(format: "%.1f", figures.allocations), 16), figures.dump)
     }
     if let arbor, let redis {
       print(String(format: "arbor / redis: %.1fx the instructions per request (goal: at most 4x)", arbor.instructions / redis.instructions))
+    }
+    if let floor, let redis {
+      print(
+        String(
+          format: "floor / redis: %.1fx (a SwiftNIO server answering each line with a fixed reply, nothing else: what any NIO-based daemon costs first)",
+          floor.instructions / redis.instructions))
     }
   }
 
@@ -248,6 +281,11 @@ struct DaemonBenchmarks {
       try? await Task.sleep(for: .milliseconds(20))
     }
     return false
+  }
+
+  /// This executable's absolute path (it serves the NIO floor, `__line-echo`).
+  static func ownBinary() -> String {
+    URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
   }
 
   static func daemonBinary() -> String {

@@ -24,6 +24,12 @@ struct InstructionCounts {
   let directory: String
   let requests: Int
 
+  /// More callgrind options for a closer look (`ARBOR_CALLGRIND_OPTIONS="--separate-callers=3"`):
+  /// the counts stay the same, the dump tells callers apart.
+  static var extraOptions: [String] {
+    (ProcessInfo.processInfo.environment["ARBOR_CALLGRIND_OPTIONS"] ?? "").split(separator: " ").map(String.init)
+  }
+
   /// Starts `executable` under callgrind, waits for `socket`, runs `prepare` (against the
   /// socket), warms up with `requests / 4` round trips, then counts `requests` of them.
   func measure(
@@ -35,7 +41,8 @@ struct InstructionCounts {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments =
       (preload.map { ["LD_PRELOAD=\($0)"] } ?? [])
-      + ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=\(output).%p"] + [executable] + arguments
+      + ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=\(output).%p"] + Self.extraOptions + [executable]
+      + arguments
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     guard (try? process.run()) != nil else { return nil }

@@ -55,6 +55,16 @@ if arguments.first == "__load", arguments.count == 4, let clients = Int(argument
   exit(0)
 }
 
+// `arbor-benchmarks __line-echo SOCKET`: the NIO floor server (`LineEchoServer`), until killed.
+if arguments.first == "__line-echo", arguments.count == 2 {
+  do {
+    try LineEchoServer.serve(at: arguments[arguments.startIndex + 1])
+  } catch {
+    print("the line-echo server failed: \(error)")
+    exit(1)
+  }
+}
+
 // `arbor-benchmarks __fanout SOCKET WATCHERS CHANGES`: one change reaching many path
 // watchers of a daemon that is already running (with a row), for profiling it.
 if arguments.first == "__fanout", arguments.count == 4, let watchers = Int(arguments[arguments.startIndex + 2]),
