@@ -58,25 +58,46 @@ extension Store {
   }
 
   /// Binds one row to the insert's six parameters and steps it; SQLite's result code.
+  ///
+  /// The texts are bound without a copy (`SQLITE_STATIC`): each is bound inside its own
+  /// `withUTF8`, the step runs inside all three, and the bindings are cleared before the
+  /// texts' storage may go, so the statement never holds a pointer past its step.
   private static func bindAndStep(_ raw: OpaquePointer, _ row: JournalRow) -> CInt {
-    // SQLITE_TRANSIENT: SQLite copies the bytes before the call returns.
-    let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
     sqlite3_bind_int64(raw, 1, row.revision)
     sqlite3_bind_double(raw, 2, row.time)
-    func bindText(_ index: CInt, _ text: String?) -> CInt {
-      guard var text else { return sqlite3_bind_null(raw, index) }
-      return text.withUTF8 { utf8 in
-        // An empty string is text, not NULL: a zero-length text needs some pointer.
-        let bytes = UnsafeRawPointer(utf8.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self)
-        return sqlite3_bind_text(raw, index, bytes, CInt(utf8.count), transient)
+    sqlite3_bind_int64(raw, 6, row.checksum)
+    var intent = row.intent
+    var target = row.target
+    var patch = row.patch
+    return withBoundText(raw, 3, &intent) {
+      withBoundText(raw, 4, &target) {
+        withBoundText(raw, 5, &patch) {
+          defer { sqlite3_clear_bindings(raw) }
+          return sqlite3_step(raw)
+        }
       }
     }
-    var code = bindText(3, row.intent)
-    if code == SQLITE_OK { code = bindText(4, row.target) }
-    if code == SQLITE_OK { code = bindText(5, row.patch) }
-    guard code == SQLITE_OK else { return code }
-    sqlite3_bind_int64(raw, 6, row.checksum)
-    return sqlite3_step(raw)
+  }
+
+  /// Binds `text` (NULL when nil) to parameter `index` without a copy, and runs `body`
+  /// while the binding is valid; a binding's error code instead of `body`'s.
+  private static func withBoundText(_ raw: OpaquePointer, _ index: CInt, _ text: inout String?, _ body: () -> CInt) -> CInt {
+    guard text != nil else {
+      let code = sqlite3_bind_null(raw, index)
+      return code == SQLITE_OK ? body() : code
+    }
+    return text!.withUTF8 { utf8 in
+      // An empty string is text, not NULL: a zero-length text needs some pointer.
+      let bytes = UnsafeRawPointer(utf8.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self)
+      // No destructor (SQLITE_STATIC): SQLite uses the bytes where they are while bound.
+      let code = sqlite3_bind_text(raw, index, bytes, CInt(utf8.count), nil)
+      return code == SQLITE_OK ? body() : code
+    }
+  }
+
+  private static func withBoundText(_ raw: OpaquePointer, _ index: CInt, _ text: inout String, _ body: () -> CInt) -> CInt {
+    var optional: String? = text
+    return withBoundText(raw, index, &optional, body)
   }
 
   /// Writes an encoded snapshot record in parts of a megabyte, each its own transaction, so

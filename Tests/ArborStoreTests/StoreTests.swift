@@ -56,6 +56,35 @@ func P(_ text: String) -> JSONPointer { try! JSONPointer(text) }
     #expect(page.first?.patch == [.replace(P("/count"), 5), .add(P("/extra"), true)])
   }
 
+  /// The row's texts are bound without a copy: a batch of rows with no intent, an empty
+  /// target, other scripts and a long patch reads back exactly, row by row.
+  @Test func journalTextsReadBackExactlyWhateverTheirKind() async throws {
+    let store = try open()
+    try await store.saveSnapshot(Self.record(revision: 0, state: ["text": ""]))
+    let long = String(repeating: "ação 🌳 ", count: 20_000)
+    let cases: [(intent: String?, target: String?, value: JSONValue)] = [
+      (nil, nil, "a"),
+      ("", "", "b"),
+      ("renomear", "/lista/0/título", .string(long)),
+      ("incrementTapped", nil, ""),
+      (nil, "/counter", "c"),
+    ]
+    let entries = cases.enumerated().map { index, item in
+      JournalEntry(
+        revision: UInt64(index + 1), time: Date(timeIntervalSince1970: 1_700_000_000), intent: item.intent, target: item.target,
+        patch: [.replace(P("/text"), item.value)])
+    }
+    try await store.append(entries)
+    let page = try await open().journal(since: 0, limit: 10)
+    #expect(page.count == cases.count)
+    for (entry, item) in zip(page, cases) {
+      #expect(entry.intent == item.intent, "revision \(entry.revision)")
+      #expect(entry.target == item.target, "revision \(entry.revision)")
+      #expect(entry.patch == [.replace(P("/text"), item.value)], "revision \(entry.revision)")
+    }
+    #expect(try open().recover().record?.state == ["text": "c"])
+  }
+
   @Test func aSnapshotTrimsOnlyWhatNoRevisionOfTheWindowNeeds() async throws {
     let store = try open()
     try await store.saveSnapshot(Self.record(revision: 0, state: ["count": 0]))
