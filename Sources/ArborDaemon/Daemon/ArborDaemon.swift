@@ -206,10 +206,10 @@ public struct ArborDaemon<Root: Model>: Sendable {
 
 extension ArborDaemon {
 
-  /// What the store holds, read on NIO's thread pool; its error explained for the start.
+  /// What the store holds, read on a thread of its own (`StoreCall`); its error explained for the start.
   private static func recover(_ store: any StateStore) async throws -> StoreRecovery {
     do {
-      return try await NIOThreadPool.singleton.runIfActive { try store.recover() }
+      return try await StoreCall.run { try store.recover() }
     } catch let error as StoreError {
       throw DaemonStartError("cannot start from \(error.path): \(error.message)")
     }
@@ -367,7 +367,7 @@ extension ArborDaemon {
     while true {
       let recovery: StoreRecovery
       do {
-        recovery = try await NIOThreadPool.singleton.runIfActive { try store.recover() }
+        recovery = try await StoreCall.run { try store.recover() }
       } catch let error as StoreError where error.kind == .unreachable || error.kind == .io {
         // The server cannot be reached now (a network that just came back, a restart of
         // the server): a standby waits for it rather than end.
@@ -427,13 +427,13 @@ extension ArborDaemon {
   }
 }
 
-/// The store reads a start makes on NIO's thread pool (they wait for the disk); what cannot
+/// The store reads a start makes, each on a thread of its own (they wait for the disk); what cannot
 /// be read is taken as nothing.
 enum StoreReads {
   /// The newest journalled revision; nil when there is none or it cannot be read.
   static func journalledThrough(_ store: any StateStore) async -> UInt64? {
     do {
-      return try await NIOThreadPool.singleton.runIfActive { try store.journalRange()?.upperBound }
+      return try await StoreCall.run { try store.journalRange()?.upperBound }
     } catch {
       return nil
     }
@@ -442,7 +442,7 @@ enum StoreReads {
   /// The revisions with a complete snapshot; none when they cannot be read.
   static func snapshotRevisions(_ store: any StateStore) async -> [UInt64] {
     do {
-      return try await NIOThreadPool.singleton.runIfActive { try store.snapshotRevisions() }
+      return try await StoreCall.run { try store.snapshotRevisions() }
     } catch {
       return []
     }

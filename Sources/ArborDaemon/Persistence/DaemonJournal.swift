@@ -245,8 +245,8 @@ final class DaemonJournal: Sendable {
     return WriteRefusal(cause: "snapshot", reason: reason, writtenRevision: written, held: max(held, host.revision - written))
   }
 
-  /// While the writer has failed: retries every `interval` (on a thread of the pool for
-  /// blocking work, never the cooperative pool); writes what it held once the store takes
+  /// While the writer has failed: retries every `interval` (on a thread of its own,
+  /// `StoreCall`, never the cooperative pool or a shared one); writes what it held once the store takes
   /// it, and says so. Until cancelled.
   func retryWhileRefused(every interval: Duration = .seconds(1)) async {
     var refusedSince: ContinuousClock.Instant?
@@ -261,12 +261,7 @@ final class DaemonJournal: Sendable {
           "writes are refused: the journal cannot write (\(refusal.reason)); \(refusal.held) committed revisions are held in memory from revision \(refusal.writtenRevision + 1). Reads and watches go on; the daemon retries every second")
       }
       let writer = self.writer
-      let outcome: StoreError?
-      do {
-        outcome = try await NIOThreadPool.singleton.runIfActive { writer.retry() }
-      } catch {
-        continue
-      }
+      let outcome = await StoreCall.run { writer.retry() }
       if let error = outcome {
         if ContinuousClock.now - lastReport >= .seconds(30) {
           lastReport = .now
@@ -326,7 +321,7 @@ final class DaemonJournal: Sendable {
       // One last try for what is held; if the disk still refuses, it is lost, and said so.
       let writer = self.writer
       let held = writer.lag
-      if let error = try await NIOThreadPool.singleton.runIfActive({ writer.retry() }) {
+      if let error = await StoreCall.run({ writer.retry() }) {
         logger.critical("\(held) committed revisions held in memory could not be written and are lost: \(error)")
         throw error
       }
@@ -336,7 +331,7 @@ final class DaemonJournal: Sendable {
     let record = try await NIOThreadPool.singleton.runIfActive { try host.snapshotRecord() }
     try await save(record)
     let store = self.store
-    try await NIOThreadPool.singleton.runIfActive { try store.checkpoint() }
+    try await StoreCall.run { try store.checkpoint() }
   }
 
   /// Saves `record` and trims the journal to the window; one save at a time. With
@@ -355,7 +350,7 @@ final class DaemonJournal: Sendable {
     let windowStart = record.revision > UInt64(history) ? record.revision - UInt64(history) : 0
     try await store.saveSnapshot(
       encoded: bytes, revision: record.revision, createdAt: record.createdAt, keepingFrom: windowStart, undoHistory: undoHistory)
-    let oldest = try? await NIOThreadPool.singleton.runIfActive { [store] in try store.snapshotRevisions().first }
+    let oldest = try? await StoreCall.run { [store] in try store.snapshotRevisions().first }
     state.withLock { state in
       state.snapshotRevision = record.revision
       state.snapshotTime = .now
@@ -368,9 +363,9 @@ final class DaemonJournal: Sendable {
   }
 
   /// The revision of the oldest snapshot kept: the oldest revision whose state can be read
-  /// back. Read on a thread of NIO's pool (the store waits).
+  /// back. Read on a thread of its own (`StoreCall`: the store waits).
   func oldestSnapshot() async throws -> UInt64? {
-    try await NIOThreadPool.singleton.runIfActive { [store] in try store.snapshotRevisions().first }
+    try await StoreCall.run { [store] in try store.snapshotRevisions().first }
   }
 
   /// Calls `body` after every snapshot saved, with how long encoding and writing it took

@@ -67,7 +67,7 @@ struct JournalFollower<Root: Model>: Service {
   /// Takes the store's whole newest state: the standby fell behind what the journal keeps.
   private func resync(because reason: String) async throws {
     let store = self.store
-    let recovery = try await NIOThreadPool.singleton.runIfActive { try store.recover() }
+    let recovery = try await StoreCall.run { try store.recover() }
     guard let record = recovery.record else { return }
     logger.notice("the standby takes the whole state of revision \(record.revision) again: \(reason)")
     replica.reset(to: record)
