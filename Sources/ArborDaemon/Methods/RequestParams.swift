@@ -37,7 +37,7 @@ struct RequestParams {
   static let revisionExpected = "a revision (an integer ≥ 0)"
 
   func string(_ key: String) throws(RPCError) -> String? {
-    switch members[key] {
+    switch members.member(key) {
     case nil, .null?: return nil
     case .string(let text)?: return text
     case let other?: throw wrongType(key, expected: "a string", found: other)
@@ -50,7 +50,7 @@ struct RequestParams {
   }
 
   func revision(_ key: String) throws(RPCError) -> UInt64? {
-    switch members[key] {
+    switch members.member(key) {
     case nil, .null?: return nil
     case .int(let number)? where number >= 0: return UInt64(number)
     case let other?: throw wrongType(key, expected: Self.revisionExpected, found: other)
@@ -58,7 +58,7 @@ struct RequestParams {
   }
 
   func integer(_ key: String) throws(RPCError) -> Int? {
-    switch members[key] {
+    switch members.member(key) {
     case nil, .null?: return nil
     case .int(let number)?: return Int(number)
     case let other?: throw wrongType(key, expected: "an integer", found: other)
@@ -76,7 +76,7 @@ struct RequestParams {
   }
 
   func strings(_ key: String) throws(RPCError) -> [String]? {
-    switch members[key] {
+    switch members.member(key) {
     case nil, .null?: return nil
     case .array(let items)?:
       var texts: [String] = []
@@ -154,13 +154,13 @@ extension IntentCall.Params: ReadableParams {
     let intent = try params.requiredString("intent")
     let expectedTarget = #"a JSON Pointer or {"id": "<16 hexadecimal digits>"}"#
     let target: IntentCall.Target?
-    switch params.members["target"] {
+    switch params.members.member("target") {
     case nil, .null?:
       target = nil
     case .string(let path)?:
       target = .path(path)
     case .object(let members)? where members.count == 1:
-      guard case .string(let text)? = members["id"], ModelID(text) != nil else {
+      guard case .string(let text)? = members.member("id"), ModelID(text) != nil else {
         throw params.wrongType("target", expected: expectedTarget, found: .object(members))
       }
       target = .id(text)
@@ -168,7 +168,7 @@ extension IntentCall.Params: ReadableParams {
       throw params.wrongType("target", expected: expectedTarget, found: other)
     }
     let arguments: [String: JSONValue]?
-    switch params.members["params"] {
+    switch params.members.member("params") {
     case nil, .null?: arguments = nil
     case .object(let members)?: arguments = members
     case let other?: throw params.wrongType("params", expected: "an object of the intent's parameters by name", found: other)

@@ -123,7 +123,7 @@ public enum JSONPatchOperation: Sendable, Hashable {
       if var members = container.takeObject() {
         defer { container = .object(members) }
         if mustExist {
-          guard let index = members.index(forKey: last) else { throw JSONPointerError.notFound(path) }
+          guard let index = members.memberIndex(last) else { throw JSONPointerError.notFound(path) }
           members.values[index] = value
         } else {
           members[last] = value
@@ -182,7 +182,7 @@ public enum JSONPatchOperation: Sendable, Hashable {
     let rest = tokens.dropFirst()
     if var members = document.takeObject() {
       defer { document = .object(members) }
-      guard let index = members.index(forKey: first) else { throw JSONPointerError.notFound(JSONPointer(tokens: [first])) }
+      guard let index = members.memberIndex(first) else { throw JSONPointerError.notFound(JSONPointer(tokens: [first])) }
       try modify(rest, in: &members.values[index], change)
     } else if var elements = document.takeArray() {
       defer { document = .array(elements) }
