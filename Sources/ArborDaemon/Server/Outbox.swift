@@ -107,10 +107,9 @@ final class Outbox: Sendable {
       let count: Int
       switch item {
       case .bytes(let bytes, let subscription):
-        if let subscription {
-          let waiting = state.waitingBySubscription[subscription, default: 0]
-          if bounded && waiting >= watchLimit { return .failure(.watchFull) }
-          state.waitingBySubscription[subscription] = waiting + 1
+        // Counted in place: one look-up of the subscription, not one to read and one to write.
+        if let subscription, !Self.count(&state.waitingBySubscription[subscription, default: 0], below: bounded ? watchLimit : .max) {
+          return .failure(.watchFull)
         }
         count = bytes.count
       case .buffer(let buffer):
@@ -131,6 +130,13 @@ final class Outbox: Sendable {
     case .failure(let refusal): throw refusal
     case .success(let wake): wake?()
     }
+  }
+
+  /// Adds one to `waiting` unless it has reached `limit`; false when it has.
+  private static func count(_ waiting: inout Int, below limit: Int) -> Bool {
+    guard waiting < limit else { return false }
+    waiting += 1
+    return true
   }
 
   /// The wake-up to call, unless the writer was already woken.

@@ -30,8 +30,14 @@ enum ScopedPatch: Equatable {
           arrayParents.insert(parent)
         }
       }
-      for scope in scopes where values[scope] == nil {
-        if let value = try? scope.resolve(in: document) { values[scope] = value }
+      // Watches of one path come in runs: a scope equal to the one before is not hashed
+      // again (comparing a path's tokens costs a fraction of hashing them).
+      var last: JSONPointer?
+      for scope in scopes {
+        if scope == last { continue }
+        last = scope
+        guard values[scope] == nil, let value = try? scope.resolve(in: document) else { continue }
+        values[scope] = value
       }
     }
   }
