@@ -131,10 +131,16 @@ struct DaemonBenchmarks {
         }
       }
       print("\n## Daemon: one change reaching \(watchers) watchers (time from sending the intent until the last watcher has the patch)\n")
-      print(pad("run", 6), pad("p50 ms", 10), pad("p99 ms", 10), pad("max ms", 10))
+      print("floor: the same load against `__line-echo`, which writes one fixed line to each watcher per change and does nothing else\n")
+      print(
+        pad("run", 6), pad("p50 ms", 10), pad("p99 ms", 10), pad("max ms", 10), pad("floor p50 ms", 14), pad("floor p99 ms", 14),
+        pad("floor max ms", 14))
       for run in 1...runs {
         let fan = try await fanOut(socket: socket)
-        print(pad("\(run)", 6), pad(String(format: "%.2f", fan.p50), 10), pad(String(format: "%.2f", fan.p99), 10), pad(String(format: "%.2f", fan.max), 10))
+        let floorFan = try await fanOut(socket: floorSocket)
+        print(
+          pad("\(run)", 6), pad(String(format: "%.2f", fan.p50), 10), pad(String(format: "%.2f", fan.p99), 10), pad(String(format: "%.2f", fan.max), 10),
+          pad(String(format: "%.2f", floorFan.p50), 14), pad(String(format: "%.2f", floorFan.p99), 14), pad(String(format: "%.2f", floorFan.max), 14))
       }
     } catch {
       print("the daemon benchmark failed: \(error)")
