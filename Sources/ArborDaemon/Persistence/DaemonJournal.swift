@@ -267,7 +267,9 @@ final class DaemonJournal: Sendable {
           lastReport = .now
           logger.error("writes are still refused: \(error)")
         }
-      } else if let since = refusedSince {
+      } else if let since = refusedSince, !writer.hasFailed {
+        // (`retry()` also answers nil when another retry is under way, such as the final
+        // snapshot's: only a writer that no longer fails writes again.)
         refusedSince = nil
         logger.notice(
           "the journal writes again after \(ContinuousClock.now - since): the held revisions are written through revision \(writer.progress.revision); writes are accepted")
