@@ -246,8 +246,8 @@ final class DaemonJournal: Sendable {
   }
 
   /// While the writer has failed: retries every `interval` (on a thread of its own,
-  /// `StoreCall`, never the cooperative pool or a shared one); writes what it held once the store takes
-  /// it, and says so. Until cancelled.
+  /// `StoreCall`, never the cooperative pool or a shared one); writes what it held once the
+  /// store takes it, and says so. Until cancelled.
   func retryWhileRefused(every interval: Duration = .seconds(1)) async {
     var refusedSince: ContinuousClock.Instant?
     var lastReport = ContinuousClock.now

@@ -19,18 +19,20 @@ enum StoreCall {
   /// Runs `body` on a new thread; its result or its error.
   static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-      let thread = Thread { continuation.resume(with: Result { try body() }) }
-      thread.name = "arbor-store-call"
-      thread.start()
+      onNewThread { continuation.resume(with: Result { try body() }) }
     }
   }
 
   /// Runs `body`, which cannot throw, on a new thread; its result.
   static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
-      let thread = Thread { continuation.resume(returning: body()) }
-      thread.name = "arbor-store-call"
-      thread.start()
+      onNewThread { continuation.resume(returning: body()) }
     }
+  }
+
+  private static func onNewThread(_ work: @escaping @Sendable () -> Void) {
+    let thread = Thread(block: work)
+    thread.name = "arbor-store-call"
+    thread.start()
   }
 }
