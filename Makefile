@@ -86,6 +86,7 @@ endef
 test: build python-deps
 	$(call run-tests,.build)
 	@$(MAKE) --no-print-directory template
+	@$(MAKE) --no-print-directory template-must-fail
 
 # Examples/Template, the package a user starts from (Docs/HostingYourOwnTree.md): a package
 # of its own that depends on this checkout by path, built in the main package's .build
@@ -111,6 +112,15 @@ template: prerequisites
 	if [ $$status -eq 124 ] || [ $$status -eq 137 ]; then \
 	  echo "make: FAILED: the template's tests did not finish within $(TEST_TIMEOUT) s and were stopped." >&2; \
 	fi; exit $$status
+
+# A failing tester.assert must fail a package made from the template, with Swift Testing
+# and with XCTest: a renamed copy of the template with tests broken on purpose, outside
+# the repository, built in .build like the template (after `make template`, whose
+# Package.resolved it uses) and run beside only the libraries its link line names
+# (scripts/template-must-fail.sh; Docs/Testing.md, "The template package").
+.PHONY: template-must-fail
+template-must-fail: prerequisites
+	TEST_TIMEOUT=$(TEST_TIMEOUT) SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" scripts/template-must-fail.sh
 
 # The whole suite as on a loaded machine: two CPU-bound shell loops run beside it (as many
 # as the 2-core test machines have cores: a build next door, a busy CI runner). BUSY_RUNS

@@ -90,6 +90,10 @@ let package = Package(
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        // What IssueReporting looks up at run time to record a failure with Swift Testing
+        // or XCTest: linked here, so that every test target using ArborTesting fails when
+        // an assertion does (without it, a failure only prints a warning).
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),
     // Hosts one tree: JSON-RPC 2.0 over a Unix socket, watches, roles, snapshots.
