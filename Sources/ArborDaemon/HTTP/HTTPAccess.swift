@@ -9,9 +9,12 @@ import HTTPTypes
 /// A browser presents the token as a WebSocket subprotocol next to `arbor.jsonrpc`
 /// (`new WebSocket(url, ["arbor.jsonrpc", "arbor.token." + token])`); a script may send
 /// `Authorization: Bearer TOKEN` instead. No token: the `reader` role. The token of
-/// `--http-token-file`: `operator`. Any other token is refused, not downgraded: the
-/// WebSocket opens and closes at once with code 4401 and the reason (a browser sees only
-/// the close of a refused upgrade).
+/// `--http-token-file`: `operator`. Any other token, an empty one included, or an
+/// `Authorization` header that is not a Bearer token, is refused, not downgraded: the
+/// WebSocket opens and closes at once with code 4401 and `wrong token` (a browser sees only
+/// the close of a refused upgrade). Why a token file could not be read is logged, never
+/// told to the client: its path and the system's error are none of an unauthenticated
+/// client's business.
 ///
 /// ```swift
 /// let access = HTTPAccess(tokenFile: "/etc/arbor/token")
@@ -22,10 +25,12 @@ struct HTTPAccess: Sendable {
   static let subprotocol = "arbor.jsonrpc"
   static let tokenPrefix = "arbor.token."
 
-  /// Why an upgrade is refused: its status and the message the client reads.
+  /// Why an upgrade is refused: its status, the message the client reads, and what the
+  /// log says besides (never sent to the client).
   struct Refusal: Error, Sendable {
     var status: HTTPResponse.Status
     var message: String
+    var logged: String? = nil
   }
 
   var tokenFile: String?
@@ -43,7 +48,7 @@ struct HTTPAccess: Sendable {
     do {
       expected = try Self.readToken(tokenFile)
     } catch {
-      return .failure(Refusal(status: .unauthorized, message: "the daemon cannot read its token file: \(error.message)"))
+      return .failure(Refusal(status: .unauthorized, message: "wrong token", logged: "the token file cannot be used: \(error.message)"))
     }
     guard Self.constantTimeEqual(Array(presented.utf8), Array(expected.utf8)) else {
       return .failure(Refusal(status: .unauthorized, message: "wrong token"))
@@ -51,7 +56,10 @@ struct HTTPAccess: Sendable {
     return .success(.operator)
   }
 
-  /// The token from the subprotocols or the `Authorization` header, if there is one.
+  /// The token from the subprotocols or the `Authorization` header, if there is one. A
+  /// credential that is there but empty or of another scheme (`Bearer ` alone, `Basic …`)
+  /// is presented as it is (an empty token at worst), so that it is refused: a client that
+  /// sent credentials is never served as one that sent none.
   static func presentedToken(_ request: HTTPRequest) -> String? {
     for field in request.headerFields[values: .secWebSocketProtocol] {
       for item in field.split(separator: ",") {
@@ -59,10 +67,13 @@ struct HTTPAccess: Sendable {
         if name.hasPrefix(tokenPrefix) { return String(name.dropFirst(tokenPrefix.count)) }
       }
     }
-    if let authorization = request.headerFields[.authorization], authorization.lowercased().hasPrefix("bearer ") {
-      return String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
-    }
-    return nil
+    let authorizations = request.headerFields[values: .authorization]
+    guard let authorization = authorizations.first else { return nil }
+    // Two Authorization headers, or another scheme than Bearer: no token of this listener.
+    guard authorizations.count == 1 else { return "" }
+    let parts = authorization.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1)
+    guard let scheme = parts.first, scheme.lowercased() == "bearer", parts.count == 2 else { return "" }
+    return parts[1].trimmingCharacters(in: .whitespaces)
   }
 
   /// Whether the client asked for `arbor.jsonrpc` among its subprotocols.

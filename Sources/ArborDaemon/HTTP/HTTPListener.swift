@@ -106,7 +106,11 @@ struct HTTPListener: Service, CustomStringConvertible {
         idleTimeout: .seconds(60),
         httpDecoderConfiguration: .init(
           maxHeaderFieldSize: Self.maxHeaderFieldBytes, maxHeaderListSize: Self.maxHeaderBytes, maxHeaderFieldCount: 100)),
-      ws: .init(maxFrameSize: max(1 << 14, min(parts.commandLine.maxLineBytes, 1 << 24)), autoPing: .enabled(timePeriod: .seconds(30))))
+      // A text message that is not UTF-8 is closed with 1007, as RFC 6455 §8.1 asks (the
+      // socket refuses the same bytes with a parse error): never repaired and run.
+      ws: .init(
+        maxFrameSize: max(1 << 14, min(parts.commandLine.maxLineBytes, 1 << 24)), autoPing: .enabled(timePeriod: .seconds(30)),
+        validateUTF8: true))
     let child = BadRequestCloser(
       inner: HTTP1WebSocketUpgradeChannel(
         responder: respond, configuration: configuration, shouldUpgrade: WebSocketUpgrade.decide(parts: parts, loopbackOnly: loopbackOnly)),

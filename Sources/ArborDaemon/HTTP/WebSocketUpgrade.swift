@@ -16,19 +16,23 @@ enum WebSocketUpgrade {
       var headers = HTTPFields()
       if HTTPAccess.asksForSubprotocol(request) { headers[.secWebSocketProtocol] = HTTPAccess.subprotocol }
       let remote = channel.remoteAddress?.description ?? "an unknown address"
-      var access = parts.httpAccess.role(for: request)
-      if loopbackOnly, !LoopbackHost.matches(request.authority) {
-        access = .failure(.init(status: .misdirectedRequest, message: "this listener answers loopback names only"))
-      }
+      // The host first: a rebound name learns nothing more, not even whether a token works.
+      let access =
+        loopbackOnly && !LoopbackHost.matches(request)
+        ? .failure(.init(status: .misdirectedRequest, message: "this listener answers loopback names only"))
+        : parts.httpAccess.role(for: request)
       switch access {
       case .success(let role):
         let peer = "WebSocket from \(remote) (\(role))"
+        // Frames from the client must be masked (RFC 6455 §5.1): checked from the first one.
+        try channel.pipeline.syncOperations.addHandler(MaskedFramesOnly.Installer(logger: parts.logger, peer: peer))
         return .upgrade(headers) { inbound, outbound, _ in
           try await WebSocketBridge.serve(inbound: inbound, outbound: outbound, role: role, peer: peer, parts: parts)
         }
       case .failure(let refusal):
-        // A close with a code of 4000 + the HTTP status, and the reason.
-        parts.logger.notice("refused an inspector WebSocket from \(remote): \(refusal.message)")
+        // A close with a code of 4000 + the HTTP status, and the reason; the log has the rest.
+        let host = request.authority.map { " (Host \($0.debugDescription))" } ?? " (no Host)"
+        parts.logger.notice("refused an inspector WebSocket from \(remote)\(host): \(refusal.logged ?? refusal.message)")
         return .upgrade(headers) { _, outbound, _ in
           try await outbound.close(.unknown(UInt16(4000 + refusal.status.code)), reason: refusal.message)
         }

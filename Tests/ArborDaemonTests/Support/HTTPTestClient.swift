@@ -87,21 +87,22 @@ final class WebSocketTestClient: @unchecked Sendable {
   }
 
   /// Opens `/rpc` (or `path`), runs `body` with the client, and closes the connection.
-  /// Throws with the reply when the server does not switch protocols.
+  /// Throws with the reply when the server does not switch protocols. `host` is the `Host`
+  /// header's value (`127.0.0.1:PORT` unless given).
   static func with<T: Sendable>(
     port: Int, path: String = "/rpc", protocols: [String] = ["arbor.jsonrpc"], headers: [(String, String)] = [],
-    receiveBuffer: Int? = nil, _ body: (WebSocketTestClient) async throws -> T
+    host: String? = nil, receiveBuffer: Int? = nil, _ body: (WebSocketTestClient) async throws -> T
   ) async throws -> T {
     let channel = try await HTTPTestClient.connect(port: port, receiveBuffer: receiveBuffer)
     return try await channel.executeThenClose { inbound, outbound in
       let client = WebSocketTestClient(iterator: inbound.makeAsyncIterator(), outbound: outbound)
-      try await client.handshake(port: port, path: path, protocols: protocols, headers: headers)
+      try await client.handshake(host: host ?? "127.0.0.1:\(port)", path: path, protocols: protocols, headers: headers)
       return try await body(client)
     }
   }
 
-  private func handshake(port: Int, path: String, protocols: [String], headers: [(String, String)]) async throws {
-    var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+  private func handshake(host: String, path: String, protocols: [String], headers: [(String, String)]) async throws {
+    var request = "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
     request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
     if !protocols.isEmpty { request += "Sec-WebSocket-Protocol: \(protocols.joined(separator: ", "))\r\n" }
     for (name, value) in headers { request += "\(name): \(value)\r\n" }
@@ -127,16 +128,22 @@ final class WebSocketTestClient: @unchecked Sendable {
     try await sendFrame(opcode: 1, payload: Array(text.utf8))
   }
 
-  func sendFrame(opcode: UInt8, payload: [UInt8], final: Bool = true) async throws {
+  /// Sends one frame; `masked: false` sends it without a mask, as a client must not.
+  func sendFrame(opcode: UInt8, payload: [UInt8], final: Bool = true, masked: Bool = true) async throws {
     var frame: [UInt8] = [(final ? 0x80 : 0) | opcode]
     let count = payload.count
+    let maskBit: UInt8 = masked ? 0x80 : 0
     if count < 126 {
-      frame.append(0x80 | UInt8(count))
+      frame.append(maskBit | UInt8(count))
     } else if count <= 0xFFFF {
-      frame += [0x80 | 126, UInt8(count >> 8), UInt8(count & 0xFF)]
+      frame += [maskBit | 126, UInt8(count >> 8), UInt8(count & 0xFF)]
     } else {
-      frame.append(0x80 | 127)
+      frame.append(maskBit | 127)
       for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((count >> shift) & 0xFF)) }
+    }
+    guard masked else {
+      try await outbound.write(ByteBuffer(bytes: frame + payload))
+      return
     }
     let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
     frame += mask
