@@ -14,7 +14,7 @@ SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # in a temporary directory of their own (scripts/postgres-server.sh), and psql.
 APT_PACKAGES := pkg-config util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat prometheus chromium chromium-driver postgresql iproute2
 
-.PHONY: run run-socket tour test build-release template test-busy test-busy-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-postgres bench-arborctl bench-store bench-inspector bench-allocations redis valgrind user-unit arborctl-extras clean
+.PHONY: run run-socket tour test build-release template test-busy test-busy-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-postgres bench-arborctl bench-store bench-inspector bench-allocations redis valgrind user-unit arborctl-extras fuzz clean
 
 prerequisites:
 	@missing=""; \
@@ -166,6 +166,15 @@ SANITIZE ?=
 test-repeat: prerequisites python-deps
 	N=$(N) SANITIZE=$(SANITIZE) TEST_TIMEOUT=$(TEST_TIMEOUT) SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" scripts/test-repeat.sh
 
+# Coverage-guided fuzzing (libFuzzer with AddressSanitizer) of the JSON reader, a request
+# line's reading into typed parameters, and JSON Patch: each target for FUZZ_SECONDS. Fails
+# on any crash, failed check, leak or timeout, printing the reproducer's path. The targets
+# build into .build-fuzz, with nothing but the toolchain. See Docs/Testing.md, "Fuzzing".
+FUZZ_SECONDS ?= 30
+fuzz:
+	Fuzz/fuzz.sh build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/fuzz.sh run
+
 benchmarks: prerequisites
 	swift run $(SWIFT_BUILD_FLAGS) -c release arbor-benchmarks all
 
@@ -242,4 +251,4 @@ arborctl-extras: prerequisites
 	echo "Written: $$(cd "$(EXTRAS)" && ls | tr '\n' ' ')in $(EXTRAS)"
 
 clean:
-	rm -rf .build .build-tsan .build-asan
+	rm -rf .build .build-tsan .build-asan .build-fuzz

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of Arbor's parsers with libFuzzer and AddressSanitizer
+# (Docs/Testing.md, "Fuzzing").
+#
+#   Fuzz/fuzz.sh build                 builds every target into .build-fuzz (when a source changed)
+#   Fuzz/fuzz.sh run [target…]         runs each target (all by default) for FUZZ_SECONDS (default 30)
+#   Fuzz/fuzz.sh replay TARGET FILE…   runs a target once on each file (a reproducer)
+#
+# The targets are built with swiftc directly, not SwiftPM. With Swift 6.3.1, a package in
+# Fuzz/ that depends on this one by path builds and links with `swift build
+# --sanitize=fuzzer --sanitize=address`, but the code it builds carries no coverage
+# instrumentation (libFuzzer: "no interesting inputs were found... Is the code instrumented
+# for coverage?", 2.9 million runs without one new input), and resolving it checks out all
+# of this package's dependencies (312 MB, 44 s from a warm cache) for two modules that have
+# none. ArborJSON and ArborRPC are compiled here from Sources/ as instrumented static
+# libraries (about 50 s from clean on 2 cores; only what changed is rebuilt).
+#
+# A run fails (exit 1) on any crash, failed check, leak or input slower than
+# FUZZ_TIMEOUT seconds (default 10), and prints the reproducer's path. Each target's corpus
+# grows in .build-fuzz/corpus/TARGET, seeded from Fuzz/Corpus/TARGET.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+OUT="$ROOT/.build-fuzz"
+TARGETS=(json request patch)
+SWIFTC="${SWIFTC:-$(command -v swiftc || true)}"
+FLAGS=(-O -g -parse-as-library -swift-version 6 -sanitize=fuzzer,address -warnings-as-errors)
+
+need_toolchain() {
+  if [ -z "$SWIFTC" ]; then
+    echo "fuzz: swiftc is not on PATH (Swift 6.1 or newer: https://www.swift.org/install/linux/)" >&2
+    exit 1
+  fi
+  local resource
+  resource="$(dirname "$(dirname "$(readlink -f "$SWIFTC")")")/lib/swift/clang/lib/linux"
+  if ! ls "$resource"/libclang_rt.fuzzer-*.a >/dev/null 2>&1; then
+    echo "fuzz: this Swift toolchain has no libFuzzer ($resource/libclang_rt.fuzzer-*.a): use a swift.org toolchain" >&2
+    exit 1
+  fi
+}
+
+# True when $1 is missing or older than any file under the remaining paths.
+stale() {
+  local output="$1"; shift
+  [ ! -e "$output" ] || [ -n "$(find "$@" -newer "$output" -print -quit)" ]
+}
+
+# A module of Sources/ as an instrumented static library and its .swiftmodule.
+build_module() {
+  local name="$1"
+  if stale "$OUT/lib$name.a" "$ROOT/Sources/$name"; then
+    echo "fuzz: compiling $name"
+    local sources=()
+    mapfile -t sources < <(find "$ROOT/Sources/$name" -name '*.swift' | sort)
+    "$SWIFTC" "${FLAGS[@]}" -wmo -module-name "$name" -I "$OUT/modules" \
+      -emit-module -emit-module-path "$OUT/modules/$name.swiftmodule" \
+      -emit-library -static -o "$OUT/lib$name.a" "${sources[@]}"
+  fi
+}
+
+build() {
+  need_toolchain
+  mkdir -p "$OUT/modules"
+  local started=$SECONDS
+  build_module ArborJSON
+  build_module ArborRPC
+  for target in "${TARGETS[@]}"; do
+    if stale "$OUT/fuzz-$target" "$ROOT/Fuzz/Sources" "$OUT/libArborJSON.a" "$OUT/libArborRPC.a" "$0"; then
+      echo "fuzz: linking fuzz-$target"
+      "$SWIFTC" "${FLAGS[@]}" -use-ld=lld -module-name "Fuzz_$target" -I "$OUT/modules" \
+        "$ROOT"/Fuzz/Sources/Shared/*.swift "$ROOT/Fuzz/Sources/$target"/*.swift \
+        "$OUT/libArborRPC.a" "$OUT/libArborJSON.a" -o "$OUT/fuzz-$target"
+    fi
+  done
+  echo "fuzz: targets built in $OUT ($((SECONDS - started)) s)"
+}
+
+run() {
+  local seconds="${FUZZ_SECONDS:-30}" timeout="${FUZZ_TIMEOUT:-10}" failed=0
+  local targets=("$@")
+  [ ${#targets[@]} -gt 0 ] || targets=("${TARGETS[@]}")
+  mkdir -p "$OUT/logs"
+  for target in "${targets[@]}"; do
+    local binary="$OUT/fuzz-$target" corpus="$OUT/corpus/$target" artifacts="$OUT/artifacts/$target/"
+    local log="$OUT/logs/$target.log" dictionary="$ROOT/Fuzz/Dictionaries/$target.dict"
+    [ -x "$binary" ] || { echo "fuzz: $binary is missing: run Fuzz/fuzz.sh build first" >&2; exit 1; }
+    mkdir -p "$corpus" "$artifacts"
+    local options=(-max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 -max_len=8192
+      -artifact_prefix="$artifacts" -print_final_stats=1)
+    [ -f "$dictionary" ] && options+=(-dict="$dictionary")
+    echo "fuzz: $target for $seconds s (log: $log)"
+    local status=0
+    # Swift's own backtracer is off: it reads memory AddressSanitizer reports on, and
+    # libFuzzer prints the stack.
+    SWIFT_BACKTRACE=enable=no nice -n "${FUZZ_NICE:-10}" "$binary" "${options[@]}" "$corpus" "$ROOT/Fuzz/Corpus/$target" >"$log" 2>&1 || status=$?
+    # The last status line: executions, coverage (cov: edges, ft: features), corpus size, speed.
+    grep -E '^#[0-9]+' "$log" | tail -n 1 | sed "s/^/fuzz: $target: /" || true
+    grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$log" | sed "s/^/fuzz: $target: /" || true
+    if [ "$status" -ne 0 ]; then
+      failed=1
+      echo "fuzz: FAILED: $target stopped with status $status:" >&2
+      grep -E 'ERROR: (libFuzzer|AddressSanitizer|LeakSanitizer)|Fatal error|SUMMARY' "$log" | head -n 5 >&2 || true
+      local reproducer
+      reproducer="$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)"
+      if [ -n "$reproducer" ]; then
+        echo "fuzz: reproducer: $reproducer (replay: Fuzz/fuzz.sh replay $target $reproducer)" >&2
+      fi
+      echo "fuzz: the whole output is in $log" >&2
+    fi
+  done
+  return "$failed"
+}
+
+replay() {
+  local target="$1"; shift
+  SWIFT_BACKTRACE=enable=no "$OUT/fuzz-$target" -runs=1 "$@"
+}
+
+case "${1:-}" in
+  build) build ;;
+  run) shift; run "$@" ;;
+  replay) shift; replay "$@" ;;
+  *) echo "usage: Fuzz/fuzz.sh build | run [target…] | replay TARGET FILE…" >&2; exit 2 ;;
+esac
