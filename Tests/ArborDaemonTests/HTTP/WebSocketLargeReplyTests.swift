@@ -1,0 +1,127 @@
+import ArborClient
+import ArborJSON
+import ArborTesting
+import Foundation
+import NIOCore
+import ProcessSlots
+import Testing
+
+@testable import ArborDaemon
+
+/// A large reply over the inspector's WebSocket arrives whole, in time linear in its size:
+/// the relay between the daemon's lines and the WebSocket's messages searches each byte for
+/// the end of its line once.
+@Suite(.startsProcesses) struct WebSocketLargeReplyTests {
+  /// Rows in the tree of the end-to-end test: `ARBOR_WS_REPLY_ROWS`, else 20,000 (a 2.4 MB
+  /// reply). 100,000 rows make the 10.7 MB reply of Docs/Performance.md.
+  static let rows = ProcessInfo.processInfo.environment["ARBOR_WS_REPLY_ROWS"].flatMap { Int($0) } ?? 20_000
+
+  @Test func aLineInManyReadsIsSearchedOnce() throws {
+    // 4 MiB in 4 KiB reads: searching from the start of the line at each read would look at
+    // 2 GiB (seconds, in a debug build); once, at 4 MiB (milliseconds).
+    var lines = WebSocketBridge.Lines()
+    var buffer = ByteBuffer()
+    let read = [UInt8](repeating: UInt8(ascii: "x"), count: 4_096)
+    var early = 0
+    var searchedAll = true
+    let started = ContinuousClock.now
+    for _ in 0..<1_024 {
+      buffer.writeBytes(read)
+      if lines.nextLine(in: &buffer) != nil { early += 1 }
+      searchedAll = searchedAll && lines.searched == buffer.readableBytes
+    }
+    buffer.writeBytes(Array("}\n{\"next\":1}\n{\"part".utf8))
+    let line = lines.nextLine(in: &buffer)
+    let elapsed = ContinuousClock.now - started
+    #expect(early == 0, "a line came out before its newline")
+    #expect(searchedAll, "the framer did not remember how far it had searched")
+    #expect(line?.readableBytes == 4 << 20 + 1)
+    let next = lines.nextLine(in: &buffer)
+    #expect(next.map { String(buffer: $0) } == #"{"next":1}"#)
+    let partial = lines.nextLine(in: &buffer)
+    #expect(partial == nil)
+    #expect(String(buffer: buffer) == #"{"part"#)
+    #expect(elapsed < .seconds(1), "framing a 4 MiB line read 4 KiB at a time took \(elapsed)")
+  }
+
+  @Test func aLargeStateGetArrivesWholeOverTheWebSocketAsOnTheSocket() async throws {
+    try await withHTTPDaemon { daemon, port in
+      let client = try await daemon.connect()
+      defer { client.close() }
+      let rows = Self.rows
+      try await Self.fill(client, rows: rows)
+      let request = #"{"jsonrpc":"2.0","id":7,"method":"state.get","params":{"path":"/counters"}}"#
+
+      // The socket: the reply line, and how long it took.
+      let socket = try LineClient(path: daemon.socket)
+      let (line, socketSeconds) = try await onThread("state.get of \(rows) rows on the socket", seconds: 300) {
+        let started = Date()
+        try socket.send(request)
+        let line = try socket.readLine()
+        return (line, Date().timeIntervalSince(started))
+      }
+      Glibc.close(socket.fd)
+
+      // The WebSocket: the same request, the same bytes.
+      let (message, webSocketSeconds) = try await WebSocketTestClient.with(port: port) { webSocket in
+        let started = Date()
+        try await webSocket.send(request)
+        let frame = try await webSocket.receive(seconds: 300, what: "the reply of state.get of \(rows) rows over the WebSocket")
+        return (frame, Date().timeIntervalSince(started))
+      }
+      #expect(message.opcode == 1, "a text message, not opcode \(message.opcode)")
+      #expect(message.payload.count == line.count, "the WebSocket's reply has \(message.payload.count) bytes, the socket's \(line.count)")
+      #expect(message.payload == line, "the WebSocket's reply differs from the socket's")
+      let count = try await onThread("the reply to parse", seconds: 120) {
+        try JSONValue(parsing: message.payload)["result"]?["value"]?.arrayValue?.count
+      }
+      #expect(count == rows)
+      print(
+        "state.get of \(rows) rows (\(line.count) bytes): socket \(String(format: "%.3f", socketSeconds)) s, "
+          + "WebSocket \(String(format: "%.3f", webSocketSeconds)) s (\(String(format: "%.2f", webSocketSeconds / max(socketSeconds, 0.001)))×)")
+    }
+  }
+
+  /// Makes `/counters` hold `rows` rows shaped like one `addButtonTapped` makes, by one
+  /// `state.restore` of a record built from the daemon's own snapshot.
+  static func fill(_ client: ArborConnection, rows: Int) async throws {
+    try await client.call("intent.call", ["intent": "addButtonTapped"])
+    let record = try await client.call("state.snapshot")
+    let filled = try await onThread("a record of \(rows) rows to be built", seconds: 120) {
+      guard case .object(var members) = record, case .object(var state)? = members["state"],
+        case .array(let counters)? = state["counters"], let template = counters.first
+      else { throw HarnessError("no /counters row in the snapshot: \(record)") }
+      var next: UInt64 = 0x1000_0000_0000_0000
+      state["counters"] = .array(
+        (0..<rows).map { _ in
+          withFreshIDs(template) {
+            next += 1
+            return String(next, radix: 16)
+          }
+        })
+      members["state"] = .object(state)
+      return JSONValue.object(members)
+    }
+    _ = try await withDeadline("the restore of \(rows) rows", seconds: 300) {
+      try await client.call("state.restore", ["record": filled])
+    }
+  }
+
+  /// `value` with every model id (16 hexadecimal digits under `"id"`) replaced by `next()`.
+  static func withFreshIDs(_ value: JSONValue, _ next: () -> String) -> JSONValue {
+    switch value {
+    case .array(let items): return .array(items.map { withFreshIDs($0, next) })
+    case .object(let members):
+      var copy: [String: JSONValue] = [:]
+      for (key, item) in members {
+        if key == "id", case .string(let id) = item, id.utf8.count == 16 {
+          copy[key] = .string(next())
+        } else {
+          copy[key] = withFreshIDs(item, next)
+        }
+      }
+      return .object(copy)
+    default: return value
+    }
+  }
+}
