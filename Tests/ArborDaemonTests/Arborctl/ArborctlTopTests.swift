@@ -77,6 +77,58 @@ import Testing
     }
   }
 
+  @Test func topExits3AndSaysWhyWhenTheDaemonIsKilled() async throws {
+    try await withDaemon { daemon, _ in
+      let started = ContinuousClock.now
+      async let top = ArborctlTests.arborctl(["top", "--interval", "0.2", "--json"], socket: daemon.socket)
+      try await Self.waitUntilTopSamples(daemon)
+      kill(daemon.pid, SIGKILL)
+      let killed = ContinuousClock.now
+      let outcome = try await top
+      let ended = ContinuousClock.now - killed
+      #expect(outcome.status == .exited(3), "top after kill -9: \(outcome.status), \(outcome.error)")
+      #expect(outcome.error.contains("closed the connection"), "\(outcome.error)")
+      #expect(ended < .seconds(5), "top ended \(ended) after the daemon was killed")
+      #expect(!outcome.output.isEmpty, "top showed no figures in \(killed - started) before the kill")
+    }
+  }
+
+  @Test func topExits4AfterTheTimeoutAgainstAFrozenDaemonAndSaysWhy() async throws {
+    try await withDaemon { daemon, _ in
+      async let top = ArborctlTests.arborctl(["top", "--interval", "0.2", "--timeout", "2", "--json"], socket: daemon.socket)
+      try await Self.waitUntilTopSamples(daemon)
+      kill(daemon.pid, SIGSTOP)
+      let stopped = ContinuousClock.now
+      let outcome: ArborctlTests.Outcome
+      do {
+        outcome = try await top
+      } catch {
+        kill(daemon.pid, SIGCONT)
+        throw error
+      }
+      let ended = ContinuousClock.now - stopped
+      kill(daemon.pid, SIGCONT)
+      #expect(outcome.status == .exited(4), "top against a stopped daemon: \(outcome.status), \(outcome.error)")
+      #expect(outcome.error.contains("no answer") && outcome.error.contains("--timeout"), "\(outcome.error)")
+      // The timeout (2 s) after the last answer, plus an interval, and arborctl's exit.
+      #expect(ended >= .milliseconds(1_500) && ended < .seconds(8), "top ended \(ended) after the daemon was stopped")
+      // Thawed, the daemon serves again.
+      let client = try await daemon.connect()
+      defer { client.close() }
+      _ = try await withDeadline("daemon.status after SIGCONT", seconds: 20) { try await client.call("daemon.status") }
+    }
+  }
+
+  /// Waits until `arborctl top` is connected and has taken a few samples.
+  static func waitUntilTopSamples(_ daemon: DaemonUnderTest) async throws {
+    let client = try await daemon.connect()
+    defer { client.close() }
+    try await eventually("arborctl top to connect", seconds: 30) {
+      (try await client.call("daemon.status")["clients"]?.intValue ?? 0) >= 2
+    }
+    try await Task.sleep(for: .seconds(1))
+  }
+
   @Test func topRefusesABadIntervalAsUsage() async throws {
     let outcome = try await ArborctlTests.arborctl(["top", "--interval", "0"], socket: "/nonexistent.sock")
     #expect(outcome.status == .exited(2))
