@@ -43,6 +43,14 @@ struct BadRequestCloser<Inner: ServerChildChannel>: ServerChildChannel {
         context.fireErrorCaught(error)
         return
       }
+      // A request cut short by the end of the connection (the client went away, or
+      // ``HTTPConnectionGuard`` closed it): nobody to answer.
+      if parserError == .invalidEOFState {
+        answered = true
+        logger.debug("an HTTP connection ended in the middle of a request")
+        context.close(promise: nil)
+        return
+      }
       answered = true
       let status: HTTPResponseStatus = parserError == .headerOverflow ? .requestHeaderFieldsTooLarge : .badRequest
       logger.notice("refused an HTTP request: \(parserError)")

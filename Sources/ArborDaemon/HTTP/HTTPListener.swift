@@ -39,6 +39,10 @@ struct HTTPListener: Service, CustomStringConvertible {
   /// The longest header field and all the header fields of a request, in bytes.
   static let maxHeaderFieldBytes = 16 << 10
   static let maxHeaderBytes = 64 << 10
+  /// How long a connection has for its first request's head (``HTTPConnectionGuard``).
+  static let headTimeout = TimeAmount.seconds(10)
+  /// How long a keep-alive connection may wait between requests (Hummingbird's idle timeout).
+  static let idleTimeout = TimeAmount.seconds(15)
 
   func run() async throws {
     let parts = self.parts
@@ -103,7 +107,7 @@ struct HTTPListener: Service, CustomStringConvertible {
     }
     let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
       http1: .init(
-        idleTimeout: .seconds(60),
+        idleTimeout: Self.idleTimeout,
         httpDecoderConfiguration: .init(
           maxHeaderFieldSize: Self.maxHeaderFieldBytes, maxHeaderListSize: Self.maxHeaderBytes, maxHeaderFieldCount: 100)),
       // A text message that is not UTF-8 is closed with 1007, as RFC 6455 §8.1 asks (the
@@ -118,8 +122,14 @@ struct HTTPListener: Service, CustomStringConvertible {
     let bootstrap = ServerBootstrap(group: parts.eventLoops)
       .serverChannelOption(.backlog, value: 256)
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+      .serverChannelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(AcceptFailureHandler(logger: parts.logger)) }
+      }
       .childChannelOption(.allowRemoteHalfClosure, value: true)
-    let accept: @Sendable (any Channel) -> EventLoopFuture<Child.Value> = { channel in child.setup(channel: channel, logger: framework) }
+    let accept: @Sendable (any Channel) -> EventLoopFuture<Child.Value> = { channel in
+      Self.admit(channel, parts: parts)
+      return child.setup(channel: channel, logger: framework)
+    }
     do {
       if let adopted {
         return (try await bootstrap.bind(adopted.descriptor, childChannelInitializer: accept), child)
@@ -128,6 +138,24 @@ struct HTTPListener: Service, CustomStringConvertible {
       return (try await bootstrap.bind(host: address.host, port: address.port, childChannelInitializer: accept), child)
     } catch {
       throw DaemonStartError("--http \(address.map(\.description) ?? "(the socket systemd passed)") cannot be served: \(error)")
+    }
+  }
+
+  /// Counts a new connection against the HTTP connections' limits (``DescriptorBudget``'s
+  /// share, and `--max-connections`), and puts its ``HTTPConnectionGuard`` first: a
+  /// connection over the limits is answered 503 and closed, one admitted has
+  /// ``headTimeout`` for its first request's head.
+  private static func admit(_ channel: any Channel, parts: DaemonParts) {
+    let budget = DescriptorBudget.shared
+    let maxConnections = parts.live.withLock { $0.maxConnections }
+    let peer = "HTTP from \(channel.remoteAddress?.description ?? "an unknown address")"
+    let admitted = budget.take(http: true, httpLimit: maxConnections, peer: peer, logger: parts.logger)
+    if admitted { channel.closeFuture.whenComplete { _ in budget.give(http: true) } }
+    let refusal = admitted ? nil : "\(budget.held.http) are open"
+    do {
+      try channel.pipeline.syncOperations.addHandler(HTTPConnectionGuard(refusal: refusal, headTimeout: headTimeout))
+    } catch {
+      channel.close(promise: nil)
     }
   }
 

@@ -15,11 +15,19 @@ import NIOPosix
 ///
 /// A client that does not read holds the line it is sent; the daemon's end then fills up to
 /// `--max-output-bytes` and closes, and so does the WebSocket. A message longer than
-/// `--max-line-bytes` closes the WebSocket (1009, message too big).
+/// `--max-line-bytes` closes the WebSocket (1009, message too big). A daemon short of file
+/// descriptors closes a new one with 1013 (try again later).
 enum WebSocketBridge {
   static func serve(
     inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, role: Role, peer: String, parts: DaemonParts
   ) async throws {
+    // The bridge's own end of the socket pair counts against the descriptors given to
+    // connections (the daemon's end counts as the connection it is); refused, 1013.
+    guard DescriptorBudget.shared.take(peer: peer, logger: parts.logger) else {
+      try await outbound.close(.unknown(1013), reason: "the daemon is short of file descriptors; try again later")
+      return
+    }
+    defer { DescriptorBudget.shared.give() }
     var descriptors: [Int32] = [-1, -1]
     guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &descriptors) == 0 else {
       parts.logger.error("an inspector WebSocket cannot be served: socketpair failed (errno \(errno))")

@@ -54,8 +54,15 @@ struct SocketServer: Service, CustomStringConvertible {
   /// Binds the socket with a bootstrap whose connections get their pipeline (``DaemonParts/accept(_:credentials:)``).
   private func bind() async throws -> any Channel {
     let parts = self.parts
+    // The descriptor limit raised and the reserve taken before the first connection.
+    let budget = DescriptorBudget.shared
+    parts.logger.debug(
+      "file descriptors: RLIMIT_NOFILE \(budget.limit), \(budget.connectionLimit) for connections, \(budget.httpLimit) of them for HTTP")
     let bootstrap = ServerBootstrap(group: parts.eventLoops)
       .serverChannelOption(.backlog, value: 1024)
+      .serverChannelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(AcceptFailureHandler(logger: parts.logger)) }
+      }
       .childChannelOption(.allowRemoteHalfClosure, value: true)
       .childChannelInitializer { channel in
         PeerCredentials.of(channel).flatMapThrowing { credentials in try parts.accept(channel, credentials: credentials) }
