@@ -52,33 +52,41 @@ import Testing
       try await Self.fill(client, rows: rows)
       let request = #"{"jsonrpc":"2.0","id":7,"method":"state.get","params":{"path":"/counters"}}"#
 
-      // The socket: the reply line, and how long it took.
-      let socket = try LineClient(path: daemon.socket)
-      let (line, socketSeconds) = try await onThread("state.get of \(rows) rows on the socket", seconds: 300) {
-        let started = Date()
-        try socket.send(request)
-        let line = try socket.readLine()
-        return (line, Date().timeIntervalSince(started))
-      }
-      Glibc.close(socket.fd)
+      // Two rounds of the same request on each path, the socket first: the first reply of
+      // a revision may cost more than the next (the daemon's caches), so each path's time is
+      // printed for both rounds.
+      var times: [String] = []
+      for round in 1...2 {
+        let socket = try LineClient(path: daemon.socket)
+        let (line, socketSeconds) = try await onThread("state.get of \(rows) rows on the socket", seconds: 300) {
+          let started = Date()
+          try socket.send(request)
+          let line = try socket.readLine()
+          return (line, Date().timeIntervalSince(started))
+        }
+        Glibc.close(socket.fd)
 
-      // The WebSocket: the same request, the same bytes.
-      let (message, webSocketSeconds) = try await WebSocketTestClient.with(port: port) { webSocket in
-        let started = Date()
-        try await webSocket.send(request)
-        let frame = try await webSocket.receive(seconds: 300, what: "the reply of state.get of \(rows) rows over the WebSocket")
-        return (frame, Date().timeIntervalSince(started))
+        // The WebSocket: the same request, the same bytes.
+        let (message, webSocketSeconds) = try await WebSocketTestClient.with(port: port) { webSocket in
+          let started = Date()
+          try await webSocket.send(request)
+          let frame = try await webSocket.receive(seconds: 300, what: "the reply of state.get of \(rows) rows over the WebSocket")
+          return (frame, Date().timeIntervalSince(started))
+        }
+        #expect(message.opcode == 1, "a text message, not opcode \(message.opcode)")
+        #expect(message.payload.count == line.count, "the WebSocket's reply has \(message.payload.count) bytes, the socket's \(line.count)")
+        #expect(message.payload == line, "the WebSocket's reply differs from the socket's")
+        if round == 1 {
+          let count = try await onThread("the reply to parse", seconds: 120) {
+            try JSONValue(parsing: message.payload)["result"]?["value"]?.arrayValue?.count
+          }
+          #expect(count == rows)
+        }
+        times.append(
+          "round \(round): socket \(String(format: "%.3f", socketSeconds)) s, WebSocket \(String(format: "%.3f", webSocketSeconds)) s "
+            + "(\(String(format: "%.2f", webSocketSeconds / max(socketSeconds, 0.001)))×)")
+        if round == 2 { print("state.get of \(rows) rows (\(line.count) bytes): \(times.joined(separator: "; "))") }
       }
-      #expect(message.opcode == 1, "a text message, not opcode \(message.opcode)")
-      #expect(message.payload.count == line.count, "the WebSocket's reply has \(message.payload.count) bytes, the socket's \(line.count)")
-      #expect(message.payload == line, "the WebSocket's reply differs from the socket's")
-      let count = try await onThread("the reply to parse", seconds: 120) {
-        try JSONValue(parsing: message.payload)["result"]?["value"]?.arrayValue?.count
-      }
-      #expect(count == rows)
-      print(
-        "state.get of \(rows) rows (\(line.count) bytes): socket \(String(format: "%.3f", socketSeconds)) s, "
-          + "WebSocket \(String(format: "%.3f", webSocketSeconds)) s (\(String(format: "%.2f", webSocketSeconds / max(socketSeconds, 0.001)))×)")
     }
   }
 
