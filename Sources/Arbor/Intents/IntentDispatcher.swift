@@ -147,6 +147,9 @@ public struct IntentDispatcher<Root: Model>: Sendable {
 
   private static func intentError(_ error: any Error, intent: String) -> IntentError {
     if let error = error as? IntentError { return error }
+    if let error = error as? InvalidParameter {
+      return IntentError.invalidParameter(intent: intent, parameter: error.parameter, reason: error.reason)
+    }
     return IntentError.failed(intent: intent, errorType: String(describing: type(of: error)), message: "\(error)")
   }
 }

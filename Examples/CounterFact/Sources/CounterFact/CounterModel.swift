@@ -18,8 +18,11 @@ import Arbor
     self.count = count
   }
 
-  @Intent public func incrementTapped() { count += 1 }
-  @Intent public func decrementTapped() { count -= 1 }
+  /// Adds one to the count; at `Int.max` (a restored count can be there) it changes
+  /// nothing: an overflow would trap and stop the daemon.
+  @Intent public func incrementTapped() { if count < .max { count += 1 } }
+  /// Takes one from the count; at `Int.min` it changes nothing.
+  @Intent public func decrementTapped() { if count > .min { count -= 1 } }
 
   /// Fetches a fact about the current count. The fetch is tied to the counter's life: it
   /// is cancelled if the counter is removed. Tapping again replaces a fetch in flight.

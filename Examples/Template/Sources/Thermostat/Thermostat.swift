@@ -28,13 +28,15 @@ import Arbor
 
   /// Sets the setpoint to `celsius` and sends ``Event/setpointChanged(from:to:)``; setting
   /// the setpoint it already has changes nothing and sends nothing. A temperature outside
-  /// ``acceptedSetpoints`` is refused with ``SetpointOutOfRange`` and changes nothing.
+  /// ``acceptedSetpoints`` is refused with an `InvalidParameter` naming `to` and the range
+  /// (over the socket: `org.arbor.InvalidParameter`, 1003), and changes nothing.
   ///
   /// Over the socket: `arborctl call / setSetpoint to=21.5`.
   @Intent public func setSetpoint(to celsius: Double) throws {
-    guard Self.acceptedSetpoints.contains(celsius) else {
-      throw SetpointOutOfRange(requested: celsius, accepted: Self.acceptedSetpoints)
-    }
+    // A parameter is checked before anything changes, and refused with InvalidParameter:
+    // the client's mistake, answered as such. Arithmetic on a parameter is checked too (an
+    // overflow traps, and a trap stops the whole daemon).
+    try InvalidParameter.require(celsius, in: Self.acceptedSetpoints, "to")
     // Read and write in one transaction, so that two clients setting it at once each
     // report the value they replaced.
     let previous = node.transaction {

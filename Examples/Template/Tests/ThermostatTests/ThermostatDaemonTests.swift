@@ -23,8 +23,9 @@ import Thermostat
       let error = await #expect(throws: ArborClientError.self) {
         try await tester.call("/", "setSetpoint", ["to": 45])
       }
-      #expect(error?.name == "org.arbor.IntentFailed")
-      #expect(error?.description.contains("outside 5.0…30.0 °C") == true, "\(String(describing: error))")
+      #expect(error?.name == "org.arbor.InvalidParameter")
+      #expect(error?.description.contains("'to'") == true, "\(String(describing: error))")
+      #expect(error?.description.contains("between 5.0 and 30.0") == true, "\(String(describing: error))")
       // The marker: the refused call changed nothing and sent nothing before it.
       try await tester.call("/", "setSetpoint", ["to": 5])
       await tester.assert {

@@ -30,9 +30,10 @@ import Thermostat
 
   @Test func aSetpointOutsideTheRangeIsRefusedAndChangesNothing() async throws {
     let (thermostat, tester) = Thermostat().andTester()
-    #expect(throws: SetpointOutOfRange(requested: 45, accepted: Thermostat.acceptedSetpoints)) {
+    #expect(throws: InvalidParameter("to", "must be between 5.0 and 30.0, not 45.0")) {
       try thermostat.setSetpoint(to: 45)
     }
+    #expect(throws: InvalidParameter.self) { try thermostat.setSetpoint(to: .nan) }
     #expect(thermostat.setpoint == 20)
     try thermostat.setSetpoint(to: 30)
     await tester.assert {

@@ -45,7 +45,9 @@ import Foundation
     node.trackUndo(\.title, \.isDone, \.tags)
     // The timer's write is not an edit: it must not make the list dirty.
     node.excludeFromModifications(\.isPastDue)
-    if let due, !isPastDue {
+    // A due date further away than a timer can count (a restored or hand-made item; the
+    // list's intent refuses such dates) is not timed: it will not pass while this runs.
+    if let due, !isPastDue, due.timeIntervalSince(node.date.now) < Self.longestTimer {
       let left = due.timeIntervalSince(node.date.now)
       node.task {
         if left > 0 { try await node.continuousClock.sleep(for: .seconds(left)) }
@@ -62,6 +64,9 @@ import Foundation
       }
     }
   }
+
+  /// The longest the item's timer waits for its due date, in seconds: a century and a bit.
+  static let longestTimer: TimeInterval = 101 * 366 * 24 * 3600
 
   /// Whether the item is open and past its due date.
   ///

@@ -152,14 +152,21 @@ import Foundation
     newItemTitle = title
   }
 
+  /// How far from now `addItem`'s `dueInMinutes` may be, either way: a hundred years.
+  public static let acceptedDueInMinutes: ClosedRange<Int> = -52_560_000...52_560_000
+
   /// Adds an item titled `title`, or ``newItemTitle`` when `title` is nil (which then
   /// clears), due `dueInMinutes` from now if given; returns the new item's id. An empty
-  /// title is refused and changes nothing.
+  /// title is refused, and so is a `dueInMinutes` outside ``acceptedDueInMinutes`` (an
+  /// ``InvalidParameter``: `org.arbor.InvalidParameter` over the socket); either changes
+  /// nothing.
   ///
   /// Over the socket: `arborctl call / addItem title='"Milk"'`.
   @discardableResult
   @Intent public func addItem(title: String? = nil, dueInMinutes: Int? = nil) throws -> TodoItem.ID {
-    try node.transaction {
+    // Checked before anything changes: a date beyond what a timer can count would trap.
+    if let dueInMinutes { try InvalidParameter.require(dueInMinutes, in: Self.acceptedDueInMinutes, "dueInMinutes") }
+    return try node.transaction {
       let text = (title ?? newItemTitle).trimmingCharacters(in: .whitespaces)
       guard !text.isEmpty else { throw TodoError.emptyTitle }
       let due = dueInMinutes.map { node.date.now.addingTimeInterval(TimeInterval($0) * 60) }
