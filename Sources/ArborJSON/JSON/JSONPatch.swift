@@ -95,7 +95,11 @@ public enum JSONPatchOperation: Sendable, Hashable {
         throw error
       }
     case .move(let from, let to):
-      if from == to { return }
+      if from == to {
+        // A move onto itself changes nothing, but its `from` must exist (RFC 6902, 4.4).
+        _ = try from.resolve(in: document)
+        return
+      }
       if to.tokens.count > from.tokens.count, Array(to.tokens.prefix(from.tokens.count)) == from.tokens {
         throw JSONPatchError.reason("cannot move '\(from)' into its own child '\(to)'")
       }

@@ -95,7 +95,11 @@ public struct LineFramer: Sendable {
   private mutating func nextBounds() throws(LineTooLong) -> Range<Int>? {
     guard let newline = newline(from: scanned) else {
       scanned = buffer.count
-      guard buffer.count - start <= maxLineLength else { throw LineTooLong(limit: maxLineLength) }
+      // A `\r` at the end may begin the line's `\r\n`: it does not count against the limit
+      // yet, so that a line is judged alike however its bytes were cut into reads.
+      var pending = buffer.count - start
+      if pending > 0 && buffer[buffer.count - 1] == 0x0D { pending -= 1 }
+      guard pending <= maxLineLength else { throw LineTooLong(limit: maxLineLength) }
       return nil
     }
     var end = newline

@@ -133,8 +133,8 @@ public enum IntentCall: ArborMethodDefinition {
     /// intent call is on the daemon's hot path. Equal to what `JSONValueEncoder` makes of
     /// it (a test checks both shapes).
     public var jsonValue: JSONValue {
-      var members: [String: JSONValue] = ["revision": .int(Int64(revision)), "result": result]
-      if let firstRevision { members["firstRevision"] = .int(Int64(firstRevision)) }
+      var members: [String: JSONValue] = ["revision": Self.number(revision), "result": result]
+      if let firstRevision { members["firstRevision"] = Self.number(firstRevision) }
       if let commits { members["commits"] = .int(Int64(commits)) }
       return .object(members)
     }
@@ -155,14 +155,20 @@ public enum IntentCall: ArborMethodDefinition {
       }
       if let firstRevision {
         bytes.append(contentsOf: #""firstRevision":"#.utf8)
-        JSONValue.int(Int64(firstRevision)).writeJSON(to: &bytes)
+        Self.number(firstRevision).writeJSON(to: &bytes)
         bytes.append(UInt8(ascii: ","))
       }
       bytes.append(contentsOf: #""result":"#.utf8)
       result.writeJSON(to: &bytes)
       bytes.append(contentsOf: #","revision":"#.utf8)
-      JSONValue.int(Int64(revision)).writeJSON(to: &bytes)
+      Self.number(revision).writeJSON(to: &bytes)
       bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// A revision as a JSON number: an integer, or (beyond `Int64`, which no daemon reaches
+    /// but a decoded reply may hold) the nearest `Double`, as parsing its digits gives.
+    private static func number(_ revision: Revision) -> JSONValue {
+      Int64(exactly: revision).map(JSONValue.int) ?? .double(Double(revision))
     }
   }
 }

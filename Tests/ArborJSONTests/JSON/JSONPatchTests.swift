@@ -166,6 +166,16 @@ struct RFCExample: Sendable, CustomTestStringConvertible {
     #expect(throws: JSONPatchError.self) { try patch(#"[{"op": "move", "from": "/a", "path": "/a/b/c"}]"#).apply(to: document) }
   }
 
+  /// Found by fuzzing (Fuzz/Sources/patch): a move onto itself succeeded though its
+  /// `from` did not exist; RFC 6902 (4.4) requires it to.
+  @Test func aMoveOntoItselfNeedsItsFromToExist() throws {
+    let move = try patch(#"[{"op":"move","from":"/counters/0","path":"/counters/0"}]"#)
+    #expect(throws: JSONPatchError.self) { try move.apply(to: try json("3")) }
+    #expect(throws: JSONPatchError.self) { try move.apply(to: try json(#"{"counters": []}"#)) }
+    let document = try json(#"{"counters": [{"count": 1}]}"#)
+    #expect(try move.apply(to: document) == document)
+  }
+
   @Test func encodesAsRFC6902JSON() throws {
     let operations: JSONPatch = [
       .add(try JSONPointer("/a~1b"), [1, 2]), .remove(try JSONPointer("/c")), .move(from: try JSONPointer("/d"), to: try JSONPointer("/e")),

@@ -21,6 +21,26 @@ import Testing
     #expect(throws: LineFramer.LineTooLong(limit: 8)) { try framer.nextLine() }
   }
 
+  /// Found by fuzzing (Fuzz/Sources/request): a line of exactly the limit ending in `\r\n`
+  /// was refused when a read ended between its `\r` and its `\n` (the `\r` was counted),
+  /// and read when it did not. Every cut of the stream must give the same lines.
+  @Test func aLineAtTheLimitEndingInCRLFReadsHoweverTheStreamIsCut() throws {
+    let stream = Array("{\"a\":1}\r\n123S45678\r\n12".utf8)
+    for cut in 0...stream.count {
+      var framer = LineFramer(maxLineLength: 9)
+      var lines: [String] = []
+      for chunk in [stream[..<cut], stream[cut...]] {
+        framer.append(chunk)
+        while let line = try framer.nextLine() { lines.append(String(decoding: line, as: UTF8.self)) }
+      }
+      #expect(lines == [#"{"a":1}"#, "123S45678"], "cut at \(cut)")
+    }
+    // One byte more than the limit is still too long, with or without its `\r`.
+    var framer = LineFramer(maxLineLength: 9)
+    framer.append(Array("1234567890\r".utf8))
+    #expect(throws: LineFramer.LineTooLong(limit: 9)) { try framer.nextLine() }
+  }
+
   @Test func manyLinesKeepTheBufferSmall() throws {
     var framer = LineFramer(maxLineLength: 64)
     var count = 0

@@ -52,6 +52,20 @@ import Testing
     }
   }
 
+  /// Found by fuzzing (Fuzz/Sources/request): a reply whose revision is beyond `Int64`
+  /// (1e19) decodes, and building or writing its JSON trapped. It is the nearest `Double`
+  /// now, as parsing those digits gives.
+  @Test func anIntentsResultBeyondInt64IsWrittenNotTrapped() throws {
+    let line = Array(#"{"id":1,"jsonrpc":"2.0","result":{"firstRevision":1e19,"result":null,"revision":12000000000000000000}}"#.utf8)
+    let reply = try #require(RPCResponse(try JSONValue(parsing: line)))
+    let result = try JSONValueDecoder().decode(IntentCall.Result.self, from: try #require(reply.result))
+    #expect(result.revision == 12_000_000_000_000_000_000)
+    #expect(result.jsonValue == ["firstRevision": 1e19, "result": nil, "revision": 1.2e19])
+    var written: [UInt8] = []
+    result.writeJSON(to: &written)
+    #expect(try JSONValue(parsing: written) == result.jsonValue)
+  }
+
   /// The intent reply line written without building its object is, byte for byte, the line
   /// of the reply built from the object.
   @Test func anIntentsReplyLineWrittenDirectlyIsTheLineOfItsObject() throws {
