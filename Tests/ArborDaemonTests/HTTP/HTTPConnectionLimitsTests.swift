@@ -100,6 +100,51 @@ import Testing
     }
   }
 
+  @Test func anIdleKeepAliveAndATricklingSecondRequestAreClosed() async throws {
+    try await withHTTPDaemon { _, port in
+      let outcome = try await onThread("two keep-alive connections to be closed", seconds: 60) { () -> [String] in
+        let request = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        var results: [String] = []
+        for trickles in [false, true] {
+          let fd = HTTPFlood.connect(port: port)
+          guard fd >= 0 else { throw HarnessError("no connection to 127.0.0.1:\(port)") }
+          defer { close(fd) }
+          var timeout = timeval(tv_sec: 1, tv_usec: 0)
+          setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+          _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+          let started = Date()
+          var received: [UInt8] = []
+          var sent = 0
+          // Read until the daemon closes; the trickling one sends a second head a byte a second.
+          while Date().timeIntervalSince(started) < 40 {
+            var chunk = [UInt8](repeating: 0, count: 4_096)
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+              received += chunk[..<count]
+            } else if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) {
+              break
+            }
+            if trickles && sent < request.count - 4 {
+              _ = withUnsafeBytes(of: request[sent]) { send(fd, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }
+              sent += 1
+            }
+          }
+          let text = String(decoding: received, as: UTF8.self)
+          let answered = text.hasPrefix("HTTP/1.1 200") && !text.dropFirst(12).contains("HTTP/1.1 ")
+          results.append("\(trickles ? "trickling" : "idle"): answered \(answered), closed after \(Int(Date().timeIntervalSince(started))) s")
+        }
+        return results
+      }
+      print("keep-alive connections: \(outcome.joined(separator: "; "))")
+      // Answered once, then closed by the idle timeout (15 s), not left open for the 40 s.
+      for result in outcome {
+        #expect(result.contains("answered true"), "\(result)")
+        let seconds = Int(result.split(separator: " ").dropLast().last ?? "") ?? 99
+        #expect(seconds >= 14 && seconds <= 20, "\(result)")
+      }
+    }
+  }
+
   @Test func anAcceptWithoutDescriptorsLetsTheReserveGoAndRefusesUntilItIsBack() async throws {
     let budget = DescriptorBudget(limit: 1_000)
     let logger = Logger(label: "test")
