@@ -3,6 +3,7 @@
 #               (HTTP=127.0.0.1:9090 adds the inspector and /metrics there)
 #   make test   builds everything and runs every test, then builds and tests Examples/Template
 #   make test-busy  the same with two CPU-bound loops beside it (BUSY_RUNS=N runs in a row)
+#   make test-fresh the same with the page cache dropped first (FRESH_RUNS=N runs in a row)
 #   make tour   runs the in-process tour of the example (a model tree that prints its changes)
 # Both install missing system prerequisites first (Debian/Ubuntu, with apt-get).
 
@@ -14,7 +15,7 @@ SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # in a temporary directory of their own (scripts/postgres-server.sh), and psql.
 APT_PACKAGES := pkg-config util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat prometheus chromium chromium-driver postgresql iproute2
 
-.PHONY: run run-socket tour test build-release template test-busy test-busy-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-postgres bench-arborctl bench-store bench-inspector bench-allocations redis valgrind user-unit arborctl-extras fuzz clean
+.PHONY: run run-socket tour test build-release template test-busy test-busy-run test-fresh test-fresh-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-postgres bench-arborctl bench-store bench-inspector bench-allocations redis valgrind user-unit arborctl-extras fuzz clean
 
 prerequisites:
 	@missing=""; \
@@ -76,7 +77,7 @@ build-release: prerequisites
 # loudly, never retried. (`timeout` signals only the process it started.)
 TEST_TIMEOUT ?= 600
 define run-tests
-	@status=0; timeout --kill-after=30 $(TEST_TIMEOUT) $(1)/debug/ArborPackageTests.xctest --testing-library swift-testing || status=$$?; \
+	@status=0; $(2) timeout --kill-after=30 $(TEST_TIMEOUT) $(1)/debug/ArborPackageTests.xctest --testing-library swift-testing || status=$$?; \
 	if [ $$status -eq 124 ] || [ $$status -eq 137 ]; then \
 	  echo "make: FAILED: the test run did not finish within $(TEST_TIMEOUT) s and was stopped." >&2; \
 	  echo "make: every wait in a test has a deadline, so a run that hangs is a bug: see Docs/Testing.md." >&2; \
@@ -137,9 +138,30 @@ test-busy: build python-deps
 	  echo "busy run $$i of $(BUSY_RUNS) passed"; i=$$((i + 1)); \
 	done
 
-# One run of the suite for test-busy, which starts and stops the loops around it.
+# One run of the suite for test-busy, which starts and stops the loops around it, under
+# the process census (scripts/process-census.py: how many processes the run started, the
+# most at once).
+CENSUS = python3 scripts/process-census.py --label "the suite" --
 test-busy-run:
-	$(call run-tests,.build)
+	$(call run-tests,.build,$(CENSUS))
+
+# The whole suite as on a machine that has never run it: the page cache is dropped before
+# each run (as root; a run that cannot drop it says so and runs warm), so that every debug
+# binary the tests start is read from the disk again, and the run goes under the process
+# census. FRESH_RUNS runs in a row (default 1), stopping at the first that fails. See
+# Docs/Testing.md, "A fresh machine".
+FRESH_RUNS ?= 1
+test-fresh: build python-deps
+	@i=1; while [ $$i -le $(FRESH_RUNS) ]; do \
+	  sync; \
+	  if echo 3 > /proc/sys/vm/drop_caches 2>/dev/null; then echo "make: the page cache is dropped"; \
+	  else echo "make: the page cache cannot be dropped here (root is needed): this run starts warm"; fi; \
+	  $(MAKE) --no-print-directory test-fresh-run || exit $$?; \
+	  echo "fresh run $$i of $(FRESH_RUNS) passed"; i=$$((i + 1)); \
+	done
+
+test-fresh-run:
+	$(call run-tests,.build,$(CENSUS))
 
 # The whole suite under ThreadSanitizer or AddressSanitizer, each in its own build folder.
 # Sanitized code runs several times slower: waits get 60 s unless set otherwise.

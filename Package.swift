@@ -267,6 +267,7 @@ let package = Package(
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+        "ProcessSlots",
         .product(name: "Subprocess", package: "swift-subprocess"),
         .product(name: "SystemPackage", package: "swift-system"),
       ]
@@ -281,6 +282,7 @@ let package = Package(
         "ArborLoad",
         "ArborStore",
         "PostgresTestServer",
+        "ProcessSlots",
         .product(name: "GRDB", package: "GRDB.swift"),
         "ArborJSON",
         "ArborRPC",
@@ -319,10 +321,14 @@ let package = Package(
       name: "ArborStoreTests",
       dependencies: ["ArborStore", "Arbor", "ArborJSON", "ArborTesting", .product(name: "GRDB", package: "GRDB.swift")]
     ),
+    // The bound on tests that start processes, shared by every test target (the
+    // `.startsProcesses` trait; Docs/Testing.md, "A fresh machine").
+    .target(name: "ProcessSlots", dependencies: ["ArborLocking"], path: "Tests/ProcessSlots"),
     // A real PostgreSQL server for the tests, in a temporary directory.
     .target(
       name: "PostgresTestServer",
       dependencies: [
+        "ProcessSlots",
         .product(name: "Subprocess", package: "swift-subprocess"),
         .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -332,7 +338,7 @@ let package = Package(
     .testTarget(
       name: "ArborPostgresTests",
       dependencies: [
-        "ArborPostgres", "ArborLocking", "ArborStore", "Arbor", "ArborJSON", "ArborTesting", "PostgresTestServer",
+        "ArborPostgres", "ArborLocking", "ArborStore", "Arbor", "ArborJSON", "ArborTesting", "PostgresTestServer", "ProcessSlots",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]
@@ -350,9 +356,25 @@ let package = Package(
     .testTarget(
       name: "ArborMacrosTests",
       dependencies: [
-        "ArborMacros",
+        "ArborMacroExpansions",
         .product(name: "MacroTesting", package: "swift-macro-testing"),
       ]
+    ),
+    // The macros' implementation as a plain library, for their expansion tests only: the
+    // same sources as ArborMacros (Sources/ArborMacroExpansions is a link to it), without
+    // the compiler plugin's entry point. A test target that depends on a `.macro` target
+    // makes SwiftPM build the whole test product, and every library it reaches, a second
+    // time for the host (`-tool`): twice NIO, GRDB, BoringSSL and the tests themselves
+    // (Docs/Testing.md, "A fresh machine").
+    .target(
+      name: "ArborMacroExpansions",
+      dependencies: [
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+      ],
+      exclude: ["Plugin.swift"]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -1,4 +1,4 @@
-import ArborMacros
+import ArborMacroExpansions
 import MacroTesting
 import Testing
 

@@ -2,10 +2,11 @@ import Arbor
 import ArborJSON
 import ArborPostgres
 import ArborStore
+import ArborTesting
 import Foundation
 import Logging
 import PostgresTestServer
-import ArborTesting
+import ProcessSlots
 import Testing
 
 /// A JSON Pointer from a literal the test knows is valid.
@@ -31,7 +32,7 @@ func offPool<T: Sendable>(
 /// The PostgreSQL store on a real server (Debian's, started in a temporary directory by
 /// `PostgresTestServer`), a database of its own per test: the SQLite store's behaviour,
 /// the leader's lock and term, fencing, and the errors the user sees.
-@Suite struct PostgresStoreTests {
+@Suite(.startsProcesses) struct PostgresStoreTests {
   static let logger = Logger(label: "arbor.postgres.tests")
 
   static func open(

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessSlots
 import Subprocess
 import Synchronization
 import SystemPackage
@@ -73,6 +74,7 @@ public enum PostgresTestServer {
   /// Runs a program to its end without blocking a thread: its output, or an error with
   /// what it printed on standard error.
   private static func runProgram(_ path: String, _ arguments: [String]) async throws -> String {
+    ProcessSlots.expectHeld(URL(fileURLWithPath: path).lastPathComponent)
     let result = try await Subprocess.run(
       .path(FilePath(path)), arguments: Arguments(arguments), output: .string(limit: 1 << 20), error: .string(limit: 1 << 20))
     guard result.terminationStatus.isSuccess else {

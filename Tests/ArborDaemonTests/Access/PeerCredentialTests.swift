@@ -2,6 +2,7 @@ import ArborClient
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
 
 /// Roles over the real socket: a client run as another user (with `setpriv`) is mapped by
 /// its peer credentials.
-@Suite struct PeerCredentialTests {
+@Suite(.startsProcesses) struct PeerCredentialTests {
   static let canSwitchUsers = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
     && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
 

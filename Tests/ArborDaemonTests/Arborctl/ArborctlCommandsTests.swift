@@ -3,6 +3,7 @@ import ArborJSON
 import ArborTesting
 import Foundation
 import NIOConcurrencyHelpers
+import ProcessSlots
 import Subprocess
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 /// against a real daemon: watch (values, patches, since, a restart, a terminal), events,
 /// history, at, snapshot save and restore, schema, completion from the daemon, and the
 /// explanation of a mistyped parameter.
-@Suite struct ArborctlCommandsTests {
+@Suite(.startsProcesses) struct ArborctlCommandsTests {
   typealias Outcome = ArborctlTests.Outcome
   static func arborctl(_ arguments: [String], socket: String?) async throws -> Outcome {
     try await ArborctlTests.arborctl(arguments, socket: socket)

@@ -1,12 +1,13 @@
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import Testing
 
 /// The connection options before the command, as `kubectl --context` and `redis-cli -s`
 /// take theirs, and `/` as the root for every path.
-@Suite struct ArborctlOptionsTests {
+@Suite(.startsProcesses) struct ArborctlOptionsTests {
   @Test func connectionOptionsMayComeBeforeTheCommand() async throws {
     try await withDaemon { daemon, _ in
       // No $ARBOR_SOCKET: the socket comes from the option only.

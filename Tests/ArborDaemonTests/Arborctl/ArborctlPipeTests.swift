@@ -1,13 +1,14 @@
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import Testing
 
 /// A reader that goes away (`| head -1`) ends arborctl quietly, with status 0 and nothing on
 /// standard error, as `redis-cli`, `kubectl` and `jq` end — also for the commands that wait
 /// for more (`watch`, `events`).
-@Suite struct ArborctlPipeTests {
+@Suite(.startsProcesses) struct ArborctlPipeTests {
   /// Runs `arborctl ARGUMENTS | head -1` in bash; arborctl's status and standard error.
   static func piped(_ arguments: String, socket: String) async throws -> (status: String, firstLine: String, error: String) {
     let script = "\(ArborctlTests.binary()) \(arguments) 2>\"$ERRORS\" | head -1; echo \"arborctl exited ${PIPESTATUS[0]}\""
@@ -54,7 +55,7 @@ import Testing
 }
 
 /// Commands that wait say what they wait for.
-@Suite struct ArborctlWaitingTests {
+@Suite(.startsProcesses) struct ArborctlWaitingTests {
   @Test func eventsAtAPathWhereNothingIsSaysSoAndAWatchThereFails() async throws {
     try await withDaemon { daemon, _ in
       // It waits (for models that may come there), and says so at once; stopped after 2 s.

@@ -1,12 +1,13 @@
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import Testing
 
 /// arborctl given several sockets (`--socket` repeated, or `$ARBOR_SOCKET` with colons):
 /// the daemon that answers serves; none answering is the usual error, naming them all.
-@Suite struct ArborctlSeveralSocketsTests {
+@Suite(.startsProcesses) struct ArborctlSeveralSocketsTests {
   @Test func theDaemonThatAnswersServesWhenAnotherIsGone() async throws {
     try await withDaemon { daemon, _ in
       let gone = daemon.directory + "/gone.sock"

@@ -1,13 +1,14 @@
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import Testing
 
 /// The options of the streaming commands (`watch`, `events`, `history`): `--output
 /// json|text|yaml`, `--timestamps`, `-q/--quiet`; `--color` on every command; and `watch`
 /// on a terminal smaller than its value. Each runs the built `arborctl` against a real daemon.
-@Suite struct ArborctlStreamOptionsTests {
+@Suite(.startsProcesses) struct ArborctlStreamOptionsTests {
   typealias Outcome = ArborctlTests.Outcome
 
   static func arborctl(_ arguments: [String], socket: String?) async throws -> Outcome {

@@ -1,12 +1,13 @@
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import Testing
 
 /// `arborctl` against a real daemon: JSON lines when its output is not a terminal, the
 /// parameters read as JSON when they are JSON, and an exit code for each kind of failure.
-@Suite struct ArborctlTests {
+@Suite(.startsProcesses) struct ArborctlTests {
   static func binary() -> String {
     let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("arborctl").path
     if FileManager.default.isExecutableFile(atPath: beside) { return beside }
@@ -22,6 +23,7 @@ import Testing
 
   /// Runs `arborctl arguments…` with `$ARBOR_SOCKET` set to `socket`.
   static func arborctl(_ arguments: [String], socket: String?, as user: String? = nil) async throws -> Outcome {
+    ProcessSlots.expectHeld("arborctl")
     let environment: Environment = socket.map { .inherit.updating(["ARBOR_SOCKET": $0]) } ?? .inherit.updating(["ARBOR_SOCKET": nil])
     let executable: Executable = user == nil ? .path(.init(binary())) : .name("setpriv")
     let prefix = user.map { ["--reuid", $0, "--regid", $0, "--clear-groups", binary()] } ?? []

@@ -3,12 +3,13 @@ import ArborJSON
 import ArborRPC
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Synchronization
 import Testing
 
 /// `arborctl top` and `daemon.metrics` against a real daemon: the figures it shows move
 /// with the requests made meanwhile.
-@Suite struct ArborctlTopTests {
+@Suite(.startsProcesses) struct ArborctlTopTests {
   @Test func topShowsTheRatesOfEachIntervalFromDaemonMetrics() async throws {
     try await withDaemon { daemon, _ in
       let client = try await daemon.connect()
@@ -73,7 +74,7 @@ import Testing
       #expect(reply.format == "text/plain; version=0.0.4")
       #expect(reply.text.contains("\narbor_revision 1.0\n") || reply.text.hasPrefix("arbor_revision 1.0\n"))
       #expect(reply.text.contains(#"arbor_requests_total{method="intent.call",outcome="ok"} 1"#))
-      try HTTPListenerTests.promtoolAccepts(reply.text)
+      try await HTTPListenerTests.promtoolAccepts(reply.text)
     }
   }
 

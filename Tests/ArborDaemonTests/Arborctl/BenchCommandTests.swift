@@ -1,12 +1,13 @@
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import Testing
 
 /// `arborctl bench` against a real daemon: one JSON object when piped, exactly the
 /// requests asked for (pipelined), the daemon's error before any load, a table on a terminal.
-@Suite struct BenchCommandTests {
+@Suite(.startsProcesses) struct BenchCommandTests {
   /// The revision and the count of the first counter, read with `arborctl get`.
   static func counter(_ socket: String) async throws -> (revision: Int64, count: Int64) {
     let reply = try await ArborctlTests.arborctl(["get", "/counters/0/counter/count"], socket: socket)

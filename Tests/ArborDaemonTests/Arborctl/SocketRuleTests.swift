@@ -1,6 +1,7 @@
 import ArborDaemon
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import SystemPackage
 import Testing
@@ -12,7 +13,7 @@ import Testing
 /// One rule for where a daemon's socket lives, followed by the daemon, the Makefile's
 /// `make run` and arborctl: the socket `make run-socket` prints is where counterfactd
 /// listens when given none, and where arborctl finds it when told nothing.
-@Suite struct SocketRuleTests {
+@Suite(.startsProcesses) struct SocketRuleTests {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().path
 

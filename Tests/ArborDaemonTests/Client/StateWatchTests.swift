@@ -2,6 +2,7 @@ import ArborClient
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Testing
 
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ import Testing
 /// `ArborClient`'s watches against the real daemon: every revision's value, checked
 /// against the journal's own `state.at`; resuming across a `kill -9` with no revision lost
 /// or repeated; a resync when the daemon lost what the watcher had seen.
-@Suite struct StateWatchTests {
+@Suite(.startsProcesses) struct StateWatchTests {
   static let increment: JSONValue = ["target": "/counters/0/counter", "intent": "incrementTapped"]
 
   /// Random intents: add a row, count up or down in a row, remove a row.

@@ -2,12 +2,13 @@ import ArborClient
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import Testing
 
 /// Starting and stopping: state and revision survive a clean restart; a live daemon on the
 /// same socket is refused; a socket left by a killed daemon is replaced.
-@Suite struct RestartTests {
+@Suite(.startsProcesses) struct RestartTests {
   @Test func aCleanRestartKeepsStateAndRevision() async throws {
     let directory = try DaemonHarness.temporaryDirectory()
     let (before, status) = try await withDaemon(directory: directory) { daemon, execution in

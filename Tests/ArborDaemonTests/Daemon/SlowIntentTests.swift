@@ -3,12 +3,13 @@ import ArborJSON
 import ArborRPC
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Testing
 
 /// A synchronous intent runs to its end on its connection's event loop, under the tree's
 /// lock: a slow one delays the others by at most its own duration, never more, and the log
 /// names it.
-@Suite struct SlowIntentTests {
+@Suite(.startsProcesses) struct SlowIntentTests {
   @Test func aLongSynchronousIntentDelaysOtherConnectionsByAtMostItsDuration() async throws {
     let hold = 400
     // Two loops: the other connections may share the slow one's loop or not.

@@ -3,6 +3,7 @@ import ArborJSON
 import ArborRPC
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Testing
 
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ import Testing
 /// A daemon asked to stop (SIGTERM) stops accepting, lets the intents that run finish
 /// (they are answered), saves, and exits 0, as soon as they are done: the socket server
 /// is woken by the last intent's end, not by a poll.
-@Suite struct StopTests {
+@Suite(.startsProcesses) struct StopTests {
   @Test func sigtermLetsARunningIntentFinishAndKeepsItsWrite() async throws {
     let directory = try DaemonHarness.temporaryDirectory()
     let release = directory + "/release-the-intent"

@@ -1,11 +1,12 @@
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import Testing
 
 /// The README's in-process tour is what `counterfact-tour` prints, line for line (model
 /// ids aside, which are new at each run), and its notes name the revisions they describe.
-@Suite struct ReadmeTourTests {
+@Suite(.startsProcesses) struct ReadmeTourTests {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 

@@ -2,6 +2,9 @@ import ArborClient
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
+import Subprocess
+import SystemPackage
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +13,7 @@ import Testing
 
 /// The opt-in HTTP listener (`--http`) of a real `counterfactd`: health, readiness,
 /// `/metrics`, and what it answers to requests it must refuse.
-@Suite struct HTTPListenerTests {
+@Suite(.startsProcesses) struct HTTPListenerTests {
   @Test func healthAndReadinessAnswerAndStatusNamesTheAddress() async throws {
     try await withHTTPDaemon { daemon, port in
       let health = try await HTTPTestClient.get(port: port, "/healthz")
@@ -50,7 +53,7 @@ import Testing
       // A state watch is counted while it is open.
       try await client.call("state.watch", ["path": ""])
       #expect(try await Self.metrics(port: port).value("arbor_watches") == 1)
-      try Self.promtoolAccepts(after.text)
+      try await Self.promtoolAccepts(after.text)
     }
   }
 
@@ -194,26 +197,20 @@ import Testing
   }
 
   /// `promtool check metrics` (Debian's prometheus package) reads the text without a problem.
-  static func promtoolAccepts(_ text: String) throws {
+  static func promtoolAccepts(_ text: String) async throws {
     let promtool = ["/usr/bin/promtool", "/usr/local/bin/promtool"].first { FileManager.default.isExecutableFile(atPath: $0) }
     guard let promtool else {
       Issue.record("promtool is not installed (Debian's prometheus package; `make prerequisites` installs it)")
       return
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: promtool)
-    process.arguments = ["check", "metrics"]
-    let input = Pipe()
-    let output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    input.fileHandleForWriting.write(Data(text.utf8))
-    try input.fileHandleForWriting.close()
-    let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "promtool check metrics: \(said)")
+    // swift-subprocess waits without holding a thread (a blocking read here held one of
+    // the test process's two pool threads for as long as promtool took to start).
+    let result = try await withDeadline("promtool check metrics") {
+      try await run(
+        .path(FilePath(promtool)), arguments: ["check", "metrics"], input: .string(text), output: .string(limit: 1 << 20),
+        error: .string(limit: 1 << 20))
+    }
+    #expect(result.terminationStatus == .exited(0), "promtool check metrics: \(result.standardOutput)\(result.standardError)")
   }
 }
 

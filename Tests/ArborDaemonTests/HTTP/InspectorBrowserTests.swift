@@ -1,5 +1,6 @@
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import SystemPackage
 import Testing
@@ -9,7 +10,7 @@ import Testing
 /// `Tests/Browser/inspector_check.py` checks the tree, the timeline, time travel, a wrong
 /// token and the intent forms against what the Unix socket says. The screenshot is kept in
 /// `.build/test-artifacts/inspector.png`.
-@Suite struct InspectorBrowserTests {
+@Suite(.startsProcesses) struct InspectorBrowserTests {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 

@@ -2,11 +2,12 @@ import ArborClient
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Testing
 
 /// The inspector's WebSocket (`/rpc`) of a real `counterfactd`: the daemon's own JSON-RPC,
 /// read-only without a token, operator with the token, and its refusals.
-@Suite struct InspectorWebSocketTests {
+@Suite(.startsProcesses) struct InspectorWebSocketTests {
   static let token = "s3cret-token-for-the-inspector-0123456789"
 
   @Test func speaksTheDaemonsProtocolAndSeesLiveChanges() async throws {

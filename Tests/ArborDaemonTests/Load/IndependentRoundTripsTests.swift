@@ -3,11 +3,12 @@ import ArborJSON
 import ArborLoad
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Testing
 
 /// `LineLoad.independentRoundTrips`: a thread and a blocking connection per client against
 /// the real `counterfactd`, every request answered once, and errors that stop the run.
-@Suite struct IndependentRoundTripsTests {
+@Suite(.startsProcesses) struct IndependentRoundTripsTests {
   static let increment = Array(#"{"jsonrpc":"2.0","id":1,"method":"intent.call","params":{"target":"/counters/0/counter","intent":"incrementTapped"}}"#.utf8) + [0x0A]
 
   @Test func everyRequestOfEveryClientIsAnsweredOnce() async throws {

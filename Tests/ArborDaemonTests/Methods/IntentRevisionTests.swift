@@ -1,12 +1,13 @@
 import ArborClient
 import ArborJSON
 import ArborTesting
+import ProcessSlots
 import Testing
 
 /// The revision in an intent's reply is the intent's own commit, under concurrency: no two
 /// replies name one revision, and the journal records each named revision as a write of
 /// that intent on that target.
-@Suite struct IntentRevisionTests {
+@Suite(.startsProcesses) struct IntentRevisionTests {
   @Test func concurrentIntentsEachNameTheirOwnCommit() async throws {
     let connections = 4
     let calls = 300

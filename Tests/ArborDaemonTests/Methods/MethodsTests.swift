@@ -2,10 +2,11 @@ import ArborClient
 import ArborJSON
 import ArborRPC
 import ArborTesting
+import ProcessSlots
 import Testing
 
 /// Every method of the daemon, called over the socket of a real `counterfactd`.
-@Suite struct MethodsTests {
+@Suite(.startsProcesses) struct MethodsTests {
   @Test func statusNamesTheDaemonAndCountsClients() async throws {
     try await withDaemon { daemon, _ in
       let client = try await daemon.connect()

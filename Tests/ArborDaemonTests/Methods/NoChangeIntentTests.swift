@@ -2,11 +2,12 @@ import ArborClient
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Testing
 
 /// An intent that changes nothing commits nothing: its reply names the current revision,
 /// and the journal has no revision for it.
-@Suite struct NoChangeIntentTests {
+@Suite(.startsProcesses) struct NoChangeIntentTests {
   @Test func clearingNothingIsNoRevision() async throws {
     try await withDaemon(binary: TodosCalls.todosd()) { daemon, _ in
       let client = try await daemon.connect()

@@ -2,13 +2,14 @@ import ArborClient
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Synchronization
 import Testing
 
 /// `state.restore` racing with intents and with another restore on both event loops: no
 /// revision is named twice,
 /// and every revision an intent's reply names is that intent's in the journal.
-@Suite struct RestoreRaceTests {
+@Suite(.startsProcesses) struct RestoreRaceTests {
   @Test func aRestoreRacingWithIntentsNeverReusesARevision() async throws {
     try await withDaemon(arguments: ["--event-loops", "2", "--history", "1000000"]) { daemon, _ in
       let setup = try await daemon.connect()

@@ -1,10 +1,11 @@
 import ArborClient
 import ArborJSON
 import ArborTesting
+import ProcessSlots
 import Testing
 
 /// Undo and redo are journalled as what caused them, and reply with their own revision.
-@Suite struct UndoJournalTests {
+@Suite(.startsProcesses) struct UndoJournalTests {
   @Test func undoAndRedoAreJournalledAsTheirCause() async throws {
     try await withDaemon { daemon, _ in
       let client = try await daemon.connect()

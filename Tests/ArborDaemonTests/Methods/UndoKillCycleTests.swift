@@ -2,6 +2,7 @@ import ArborClient
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 /// after every step the items must be those of a plain list with its own undo stack, which
 /// never restarts (under `--fsync batch`: as of the revision the daemon restored).
 /// `ARBOR_UNDO_KILL_CYCLES` sets the number of cycles (default 4).
-@Suite struct UndoKillCycleTests {
+@Suite(.startsProcesses) struct UndoKillCycleTests {
   /// The list as plain values: items, and the stacks of whole item lists an undo or a redo
   /// goes back to.
   struct PlainList {

@@ -2,11 +2,12 @@ import ArborClient
 import ArborJSON
 import ArborRPC
 import ArborTesting
+import ProcessSlots
 import Testing
 
 /// `history.undo` and `history.redo` over the socket of a real `counterfactd`, whose root
 /// tracks undo of its rows.
-@Suite struct UndoMethodsTests {
+@Suite(.startsProcesses) struct UndoMethodsTests {
   @Test func undoAndRedoRestoreTheRowsAsOneRevisionEach() async throws {
     try await withDaemon { daemon, _ in
       let client = try await daemon.connect()

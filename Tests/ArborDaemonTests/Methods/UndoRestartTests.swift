@@ -3,12 +3,13 @@ import ArborJSON
 import ArborRPC
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import Testing
 
 /// Undo that survives a restart: a real `todosd`, killed with SIGKILL and started again on
 /// the same state directory, goes on undoing and redoing exactly where it was.
-@Suite struct UndoRestartTests {
+@Suite(.startsProcesses) struct UndoRestartTests {
   @Test func undoAndRedoGoOnWhereTheyWereAfterAKill() async throws {
     let directory = try DaemonHarness.temporaryDirectory()
     // Every reply waits for its revision to be on disk: nothing acknowledged may be lost.

@@ -2,13 +2,14 @@ import ArborClient
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import Testing
 
 /// Compaction survives crashes: lives too short to reach `--snapshot-every` on their own
 /// still keep the journal that a start replays bounded, because a start that replays more
 /// than `--snapshot-every` revisions saves a snapshot first.
-@Suite struct CompactionAfterCrashTests {
+@Suite(.startsProcesses) struct CompactionAfterCrashTests {
   static let snapshotEvery = 50
   static let perLife = 40
   static let lives = 6

@@ -2,6 +2,7 @@ import ArborClient
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
 /// four clients increment counters; a restart shows what was kept.
 ///
 /// `ARBOR_CRASH_POINT_CYCLES` sets the cycles per policy (4 by default).
-@Suite(.serialized) struct CrashPointTests {
+@Suite(.serialized, .startsProcesses) struct CrashPointTests {
   static var cycles: Int { ProcessInfo.processInfo.environment["ARBOR_CRASH_POINT_CYCLES"].flatMap(Int.init) ?? 4 }
 
   struct Figures: CustomStringConvertible {

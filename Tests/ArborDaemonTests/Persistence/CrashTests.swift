@@ -3,6 +3,7 @@ import ArborJSON
 import ArborTesting
 import Foundation
 import PostgresTestServer
+import ProcessSlots
 import Subprocess
 import Testing
 
@@ -12,7 +13,7 @@ extension DaemonsUnderLoad {
   /// there, and the state is exactly what the journalled revisions produce.
   ///
   /// `ARBOR_CRASH_CYCLES` sets the number of cycles (20 by default).
-  @Suite(.serialized) struct CrashTests {
+  @Suite(.serialized, .startsProcesses) struct CrashTests {
     static var cycles: Int { ProcessInfo.processInfo.environment["ARBOR_CRASH_CYCLES"].flatMap(Int.init) ?? 20 }
     static let counters = 4
 

@@ -3,6 +3,7 @@ import ArborJSON
 import ArborRPC
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import Synchronization
 import Testing
@@ -18,7 +19,7 @@ import Testing
 /// and a restart, every revision the daemon acknowledged or ran is there.
 ///
 /// The state directory is a small tmpfs mounted by the test: root only.
-@Suite(.serialized, .enabled(if: MountProbe.canMount, "mounting a tmpfs needs root (and a machine that lets it mount)"))
+@Suite(.serialized, .startsProcesses, .enabled(if: MountProbe.canMount, "mounting a tmpfs needs root (and a machine that lets it mount)"))
 struct FailingDiskTests {
   /// Runs a command and fails the test when it fails.
   static func sh(_ arguments: [String]) async throws {
@@ -319,7 +320,11 @@ final class LockHolder: @unchecked Sendable {
     self.input = input
     let handle = output.fileHandleForReading
     try await withDeadline("python3 to take the write lock") {
-      let line = await Task.detached { handle.availableData }.value
+      // Read on a thread of its own: a blocking read in a task would hold a pool thread
+      // until python3 has started and printed.
+      let line = await withCheckedContinuation { (continuation: CheckedContinuation<Data, Never>) in
+        Thread.detachNewThread { continuation.resume(returning: handle.availableData) }
+      }
       guard String(decoding: line, as: UTF8.self).contains("locked") else { throw HarnessError("python3 said \(line)") }
     }
   }

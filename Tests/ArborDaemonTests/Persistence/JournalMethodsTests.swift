@@ -2,12 +2,13 @@ import ArborClient
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Testing
 
 /// The methods that read the journal, on the real daemon: `state.watch` with `since`
 /// resuming across a restart, `state.at` inside and outside the window, `history.changes`
 /// page by page, and the journal's figures in `daemon.status`.
-@Suite struct JournalMethodsTests {
+@Suite(.startsProcesses) struct JournalMethodsTests {
   static let increment: JSONValue = ["target": "/counters/0/counter", "intent": "incrementTapped"]
 
   @Test(arguments: ["SIGTERM", "SIGKILL"])

@@ -1,6 +1,7 @@
 import ArborClient
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Synchronization
 import Testing
 
@@ -30,7 +31,7 @@ extension DaemonsUnderLoad {
   /// times (opt-in): every
   /// session ends and every lock is released, one daemon leads again (either may), the
   /// other follows it, and nothing acknowledged is lost.
-  @Suite(.enabled(if: NetworkLab.isAvailable, "network namespaces need root and iproute2"))
+  @Suite(.enabled(if: NetworkLab.isAvailable, "network namespaces need root and iproute2"), .startsProcesses)
   struct NetworkCutTests {
     static var cycles: Int { ProcessInfo.processInfo.environment["ARBOR_NETWORK_CYCLES"].flatMap(Int.init) ?? 20 }
     /// `ARBOR_RESTART_CYCLES`: how many times the second test restarts the server (none

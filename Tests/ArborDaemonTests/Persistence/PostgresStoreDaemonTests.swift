@@ -1,17 +1,18 @@
 import ArborClient
 import ArborDaemon
 import ArborJSON
+import ArborRPC
 import ArborTesting
 import Foundation
 import PostgresTestServer
-import ArborRPC
+import ProcessSlots
 import Testing
 
 /// counterfactd with its state in PostgreSQL (`--store`), started for real on a real
 /// server: it keeps its state across a kill, a second daemon on the same database is
 /// refused while the first leads and takes over once it is gone, and a wrong address stops
 /// the start with what to do.
-@Suite struct PostgresStoreDaemonTests {
+@Suite(.startsProcesses) struct PostgresStoreDaemonTests {
   @Test func aSecondDaemonFollowsAsAStandbyAndTakesOverWhenTheLeaderIsKilled() async throws {
     let address = try await PostgresTestServer.newDatabase()
     let standbyDirectory = try DaemonHarness.temporaryDirectory()

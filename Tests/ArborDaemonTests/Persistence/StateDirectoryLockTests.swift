@@ -3,6 +3,7 @@ import ArborJSON
 import ArborStore
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import Testing
 
@@ -13,7 +14,7 @@ import Testing
 /// One daemon per state directory: a second `counterfactd` on the same `--state-dir` (with
 /// a socket of its own) exits at once, naming the directory and the process that holds it,
 /// and changes nothing there; the lock dies with its holder, even under `kill -9`.
-@Suite struct StateDirectoryLockTests {
+@Suite(.startsProcesses) struct StateDirectoryLockTests {
   /// Every file in `directory` with its size and modification time.
   static func listing(_ directory: String) -> [String: String] {
     var listing: [String: String] = [:]

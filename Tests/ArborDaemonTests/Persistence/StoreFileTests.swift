@@ -5,13 +5,14 @@ import ArborStore
 import ArborTesting
 import Foundation
 import GRDB
+import ProcessSlots
 import Subprocess
 import Testing
 
 /// What the real daemon says about each kind of bad store file: it refuses to start with a
 /// message naming the file, what is wrong and what to do, and loses nothing; a write cut
 /// short at the end of the log is dropped with a warning naming the revision.
-@Suite struct StoreFileTests {
+@Suite(.startsProcesses) struct StoreFileTests {
   /// Starts the daemon on `directory`, expecting it to refuse; returns what it printed.
   func refusal(_ directory: String) async throws -> String {
     let result = try await withDeadline("the daemon to refuse its store") {

@@ -3,6 +3,7 @@ import ArborJSON
 import ArborTesting
 import Foundation
 import PostgresTestServer
+import ProcessSlots
 import Synchronization
 import Testing
 
@@ -21,7 +22,7 @@ extension DaemonsUnderLoad {
   /// `ARBOR_TAKEOVER_CYCLES` sets the number of takeovers (20 by default).
   /// `NetworkCutTests` does the same with the daemons and the server in network namespaces
   /// of their own, cutting the leader's link as well as killing it.
-  @Suite(.serialized) struct TakeoverTests {
+  @Suite(.serialized, .startsProcesses) struct TakeoverTests {
     static var cycles: Int { ProcessInfo.processInfo.environment["ARBOR_TAKEOVER_CYCLES"].flatMap(Int.init) ?? 20 }
     static let counters = 3
 

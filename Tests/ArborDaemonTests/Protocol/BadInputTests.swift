@@ -3,6 +3,7 @@ import ArborJSON
 import ArborRPC
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Testing
 
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ import Testing
 
 /// Whatever a client sends, the daemon answers as the JSON-RPC 2.0 specification says,
 /// keeps serving, and lets go of everything the client held.
-@Suite struct BadInputTests {
+@Suite(.startsProcesses) struct BadInputTests {
   /// Sends `line` and returns the next message that is not a reply to a call.
   func rawReply(_ client: ArborConnection, _ line: String, what: String) async throws -> JSONValue {
     let others = DeadlineIterator(client.otherMessages.makeAsyncIterator())

@@ -3,6 +3,7 @@ import ArborJSON
 import ArborRPC
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 /// document, lists every method `ArborRPC` defines, and every method's reply in a real
 /// session validates against the result schema the document declares (checked by Python's
 /// `jsonschema`, not by our own code).
-@Suite struct DiscoveryConformanceTests {
+@Suite(.startsProcesses) struct DiscoveryConformanceTests {
   /// The parts of OpenRPC 1.3's document structure the daemon uses, written from the
   /// specification: an `openrpc` version, `info` with title and version, and methods with a
   /// name, content descriptors for `params` (each a name and a schema) and a `result`.

@@ -1,10 +1,11 @@
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Testing
 
 /// A reply's id is the request's id: numbers that `Int64` cannot hold come back with the
 /// digits the request wrote, alone, in batches, and in error replies.
-@Suite struct ExactIDTests {
+@Suite(.startsProcesses) struct ExactIDTests {
   /// Sends `line` on a raw socket and returns the reply line as text.
   func exchange(_ daemon: DaemonUnderTest, _ line: String) async throws -> String {
     let socket = try RawSocket(path: daemon.socket)

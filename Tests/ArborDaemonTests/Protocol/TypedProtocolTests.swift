@@ -3,13 +3,14 @@ import ArborJSON
 import ArborRPC
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Testing
 
 /// The protocol's types in `ArborRPC` are what the daemon sends: every method is in the
 /// discovery document with the schemas of its types, every real reply reads into its
 /// `Result` type and writes back the same JSON, and every notification's bytes read into
 /// its `Params` type and write back the same bytes.
-@Suite struct TypedProtocolTests {
+@Suite(.startsProcesses) struct TypedProtocolTests {
   /// Reads `raw` as `Definition.Result` and writes it again.
   static func rewritten<Definition: ArborMethodDefinition>(_ definition: Definition.Type, _ raw: JSONValue) throws -> JSONValue {
     try JSONValueEncoder().encode(JSONValueDecoder().decode(Definition.Result.self, from: raw))

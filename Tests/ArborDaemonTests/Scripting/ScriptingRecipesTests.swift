@@ -1,12 +1,13 @@
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import Testing
 
 /// The recipes of `Docs/Scripting.md` (`Examples/Scripting`), each run against a real
 /// daemon with `bash`, `python3` or `sh`, and checked for what it prints. Each recipe's
 /// text must also appear verbatim in the document.
-@Suite struct ScriptingRecipesTests {
+@Suite(.startsProcesses) struct ScriptingRecipesTests {
   /// The repository's root: this file is `Tests/ArborDaemonTests/Scripting/…`.
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()

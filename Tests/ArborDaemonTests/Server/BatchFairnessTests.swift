@@ -2,6 +2,7 @@ import ArborClient
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Synchronization
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
 /// an `async` request.
 ///
 /// The daemon runs with `--event-loops 1`, so that the probe shares the batch's loop.
-@Suite(.serialized) struct BatchFairnessTests {
+@Suite(.serialized, .startsProcesses) struct BatchFairnessTests {
   /// The bound on the probe's 99th percentile: 250 ms, or a tenth of the time the batch
   /// took when that is more.
   ///

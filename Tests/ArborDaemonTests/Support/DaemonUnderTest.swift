@@ -2,6 +2,7 @@ import ArborClient
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import SystemPackage
 import Testing
@@ -98,6 +99,7 @@ func withDaemon<T: Sendable>(
   watchdogSeconds: Int = DaemonHarness.watchdogSeconds,
   _ body: (DaemonUnderTest, Execution<NoInput, DiscardedOutput, FileDescriptorOutput>) async throws -> T
 ) async throws -> (value: T, status: TerminationStatus) {
+  ProcessSlots.expectHeld("\(URL(fileURLWithPath: binary).lastPathComponent)")
   let directory = try directory ?? DaemonHarness.temporaryDirectory()
   let socket = directory + "/d.sock"
   let state = directory + "/state"
@@ -172,14 +174,20 @@ extension DaemonHarness {
   }
 
   /// Waits (30 s at most) until a daemon accepts a connection on `socket`.
+  ///
+  /// It connects only once the socket's file exists, and looks again every 10 ms at first,
+  /// then less and less often (up to every 100 ms): a slow start is not met with a
+  /// hundred failed connections a second on the event loops the tests share.
   static func waitUntilListening(_ socket: String) async throws {
     try await withDeadline("counterfactd to listen on \(socket)", seconds: 30) {
+      var pause = 10
       while true {
-        if let connection = try? await ArborConnection.connect(to: socket) {
+        if FileManager.default.fileExists(atPath: socket), let connection = try? await ArborConnection.connect(to: socket) {
           connection.close()
           return
         }
-        try await Task.sleep(for: .milliseconds(10))
+        try await Task.sleep(for: .milliseconds(pause))
+        pause = min(100, pause * 3 / 2 + 1)
       }
     }
   }

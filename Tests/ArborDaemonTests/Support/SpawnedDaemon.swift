@@ -1,6 +1,7 @@
 import ArborClient
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Synchronization
 
 #if canImport(Glibc)
@@ -28,6 +29,7 @@ final class SpawnedDaemon: Sendable {
 
   /// Starts the daemon and waits until its socket answers.
   func start() async throws {
+    ProcessSlots.expectHeld("counterfactd")
     let arguments = launcher + [
       DaemonHarness.binary(), "--socket", socket, "--state-dir", directory + "/state", "--store", store, "--fsync", "always",
     ]

@@ -1,5 +1,6 @@
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// `/run/systemd/journal/socket` (journald's native socket) and reads what libsystemd
 /// sends. With `$JOURNAL_STREAM` naming the daemon's standard error, entries arrive
 /// there with their fields, and standard error stays empty.
-@Suite struct JournaldTests {
+@Suite(.startsProcesses) struct JournaldTests {
   static let script = #"""
     import json, os, signal, socket, struct, subprocess, sys, time
     binary, directory, extra = sys.argv[1], sys.argv[2], sys.argv[3:]

@@ -2,6 +2,7 @@ import ArborClient
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Testing
 
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ import Testing
 /// The daemon as a `Type=notify` service, with a datagram socket of the test's own as
 /// `$NOTIFY_SOCKET`: `READY=1` once it listens, a status line, `STOPPING=1` on SIGTERM,
 /// watchdog pings at half of `$WATCHDOG_USEC`.
-@Suite struct NotifyTests {
+@Suite(.startsProcesses) struct NotifyTests {
   @Test func readyOnceListeningThenStatusThenStoppingOnSigterm() async throws {
     let directory = try DaemonHarness.temporaryDirectory()
     let listener = try NotifyListener(path: directory + "/notify.sock")

@@ -2,6 +2,7 @@ import ArborClient
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
 /// SIGHUP re-reads `--config`: `RELOADING=1` with `MONOTONIC_USEC`, the new settings for
 /// the connections that come after, then `READY=1`; a file with a mistake is reported
 /// with its line and the settings in force stay.
-@Suite struct ReloadTests {
+@Suite(.startsProcesses) struct ReloadTests {
   /// Opens connections until one is refused (the daemon's error line, then the close);
   /// returns how many were served. Closes them all.
   static func servedConnections(_ daemon: DaemonUnderTest, trying: Int) async throws -> Int {

@@ -2,6 +2,7 @@ import ArborClient
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import SystemPackage
 import Testing
@@ -14,7 +15,7 @@ import Testing
 /// first connection starts the daemon with the listening socket as file descriptor 3
 /// (`$LISTEN_FDS`, `$LISTEN_PID`, `$LISTEN_FDNAMES`). The daemon serves on it instead of
 /// binding its own, and leaves it in place when it stops.
-@Suite struct SocketActivationTests {
+@Suite(.startsProcesses) struct SocketActivationTests {
   @Test func theDaemonServesOnTheSocketItIsGiven() async throws {
     let directory = try DaemonHarness.temporaryDirectory()
     let socket = directory + "/activated.sock"

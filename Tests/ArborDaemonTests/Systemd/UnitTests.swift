@@ -1,6 +1,7 @@
 import ArborClient
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import SystemPackage
 import Testing
@@ -8,7 +9,7 @@ import Testing
 /// The unit files in `systemd/`: their exposure as `systemd-analyze security` scores it
 /// (offline, on the files themselves), and the daemon running under the rule the units
 /// set with `MemoryDenyWriteExecute=yes`.
-@Suite struct UnitTests {
+@Suite(.startsProcesses) struct UnitTests {
   static let units = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("systemd").path
 
@@ -82,7 +83,7 @@ import Testing
 
 /// `systemd-analyze verify` on every unit, with the binaries the units name replaced by
 /// the one just built (verify checks that `ExecStart=` can run) and the template filled in.
-@Suite struct UnitVerifyTests {
+@Suite(.startsProcesses) struct UnitVerifyTests {
   @Test func everyUnitVerifies() async throws {
     let directory = try DaemonHarness.temporaryDirectory()
     let binary = DaemonHarness.binary()

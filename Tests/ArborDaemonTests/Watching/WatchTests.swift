@@ -3,11 +3,12 @@ import ArborJSON
 import ArborRPC
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import Testing
 
 /// Watches of a real `counterfactd`: exact patches, resume, and slow consumers.
-@Suite struct WatchTests {
+@Suite(.startsProcesses) struct WatchTests {
   /// An independent client in Python drives random intents on one connection and watches
   /// on another (the root and a path), applying every patch with Python's `jsonpatch`;
   /// at the end what it holds must be exactly what `state.get` returns.

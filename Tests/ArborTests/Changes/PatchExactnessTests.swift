@@ -3,6 +3,7 @@ import ArborJSON
 import ArborTesting
 import Foundation
 import IssueReporting
+import ProcessSlots
 import Testing
 
 /// Every committed revision's patch, applied to the previous state, gives exactly the new
@@ -89,7 +90,7 @@ import Testing
   /// package's JSON Patch here and with Python's `jsonpatch` at the end. About 35 s of
   /// computing: it runs on a thread of its own, not on the cooperative pool that the other
   /// tests of the parallel run share.
-  @Test func randomOperationsOverEveryShapeGiveExactPatches() async throws {
+  @Test(.startsProcesses) func randomOperationsOverEveryShapeGiveExactPatches() async throws {
     try await Python.requireModules(["jsonpatch"])
     let seed = UInt64(ProcessInfo.processInfo.environment["ARBOR_PATCH_SEED"].flatMap(Int.init) ?? 8)
     let cases = try await onOwnThread("PatchExactnessTests random run") { () async throws -> PatchCases? in

@@ -2,6 +2,7 @@ import Arbor
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Testing
 
 @Suite struct PatchTests {
@@ -74,7 +75,7 @@ import Testing
   /// by this package's JSON Patch and by Python's `jsonpatch`, gives the next state. About
   /// 30 s of computing: it runs on a thread of its own, not on the cooperative pool that the
   /// other tests of the parallel run share.
-  @Test func patchesAgreeWithAnIndependentImplementation() async throws {
+  @Test(.startsProcesses) func patchesAgreeWithAnIndependentImplementation() async throws {
     try await Python.requireModules(["jsonpatch"])
     let cases = try await onOwnThread("PatchTests random run") { () async throws -> PatchCases in
       var random = SeededRandomNumberGenerator(seed: 2026)

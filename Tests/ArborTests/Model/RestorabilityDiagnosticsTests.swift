@@ -1,10 +1,11 @@
 import Foundation
+import ProcessSlots
 import Testing
 
 /// A model whose state could not be restored does not compile: these tests type-check
 /// small files against the built `Arbor` module and macro plugin with `swiftc`, and read
 /// the errors the user would see.
-@Suite struct RestorabilityDiagnosticsTests {
+@Suite(.startsProcesses) struct RestorabilityDiagnosticsTests {
   /// Type-checks `source` (which imports Arbor); returns the compiler's errors.
   func errors(in source: String) async throws -> [String] {
     // The test bundle lives in the build directory, next to the modules and the plugin.

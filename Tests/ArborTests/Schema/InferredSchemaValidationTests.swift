@@ -1,10 +1,11 @@
 import ArborJSON
 import Foundation
+import ProcessSlots
 import Testing
 
 /// Schemas inferred from Codable types must accept what `JSONEncoder` makes of real
 /// values, and reject what `JSONDecoder` would refuse. Python's `jsonschema` is the judge.
-@Suite struct InferredSchemaValidationTests {
+@Suite(.startsProcesses) struct InferredSchemaValidationTests {
   enum Status: String, Codable, CaseIterable { case draft, sent, paid }
 
   struct Money: Codable {

@@ -2,6 +2,7 @@ import Arbor
 import ArborJSON
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Testing
 
 @Model struct Alarm {
@@ -17,7 +18,7 @@ import Testing
 
 /// The generated schemas, checked by Python's `jsonschema` (Draft 2020-12) against real
 /// states, parameters and events, and against values that must be refused.
-@Suite struct ModelSchemaValidationTests {
+@Suite(.startsProcesses) struct ModelSchemaValidationTests {
   func json(_ value: some Encodable) throws -> Data { try JSONEncoder().encode(value) }
 
   func validate(_ document: JSONSchema, _ instances: [Data]) async throws -> [[String]] {

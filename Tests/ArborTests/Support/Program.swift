@@ -1,5 +1,6 @@
 import ArborTesting
 import Foundation
+import ProcessSlots
 import Subprocess
 import SystemPackage
 
@@ -21,6 +22,7 @@ enum Program {
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) async throws -> (status: Int32, stdout: String, stderr: String) {
     let name = URL(fileURLWithPath: executable).lastPathComponent
+    ProcessSlots.expectHeld(name)
     let result = try await withDeadline(
       "\(name) \(arguments.first ?? "") … to exit", seconds: seconds,
       fileID: fileID, filePath: filePath, line: line, column: column
