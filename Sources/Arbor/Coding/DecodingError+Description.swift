@@ -6,6 +6,17 @@ extension CodingKey {
 }
 
 extension DecodingError {
+  /// The coding path of the value that could not be decoded.
+  var codingKeys: [any CodingKey] {
+    switch self {
+    case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context),
+      .dataCorrupted(let context):
+      return context.codingPath
+    @unknown default:
+      return []
+    }
+  }
+
   /// Where the error happened, as a JSON Pointer from the decoded value, and what went
   /// wrong, in words a user of the JSON can act on.
   var location: (path: String, reason: String) {

@@ -32,8 +32,22 @@ public struct _IntentArguments: Sendable {
       return try JSONValueDecoder().decode(T.self, from: value)
     } catch let error as DecodingError {
       let (path, reason) = error.location
-      throw IntentError.invalidParameter(intent: intent, parameter: key + path, reason: reason)
+      let tokens = error.codingKeys.map(\.pointerToken)
+      throw IntentError.invalidParameter(
+        intent: intent, parameter: key + path, reason: Self.notAllowed(T.self, value, at: tokens) ?? reason)
     }
+  }
+
+  /// `"fan" is not one of "off", "heat", "cool"`, when the schema of `T` lists the values
+  /// allowed at `tokens` (an enum with raw values, for example).
+  static func notAllowed<T>(_ type: T.Type, _ value: JSONValue, at tokens: [String]) -> String? {
+    var definitions = JSONSchemaDefinitions()
+    let schema = definitions.schema(for: T.self)
+    guard let allowed = schema.allowedValues(at: tokens, definitions: definitions.definitions), !allowed.isEmpty
+    else { return nil }
+    let list = allowed.map(\.jsonString).joined(separator: ", ")
+    guard let given = try? JSONPointer(tokens: tokens).resolve(in: value) else { return "it must be one of \(list)" }
+    return "\(given.jsonString) is not one of \(list)"
   }
 
   /// A `Codable` result, as JSON.

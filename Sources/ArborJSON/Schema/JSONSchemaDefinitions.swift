@@ -27,15 +27,20 @@ public struct JSONSchemaDefinitions: Sendable {
   /// The schema of the JSON that `JSONEncoder()` makes from values of `type`.
   ///
   /// In order: a `JSONSchemaDescribing` type describes itself; a `CaseIterable` enum with
-  /// `String` or integer raw values becomes an `enum` of its raw values; another
-  /// `Decodable` type is inferred from what its `init(from:)` asks for, and a struct or
-  /// class read from a keyed container is added to the definitions and referenced. Other
-  /// types get `{}` with a description saying why.
+  /// `String` or integer raw values becomes a `string` or `integer` with an `enum` of its
+  /// raw values; another `Decodable` type is inferred from what its `init(from:)` asks
+  /// for, and a struct or class read from a keyed container is added to the definitions
+  /// and referenced. A `RawRepresentable` type with `String` or integer raw values that
+  /// cannot be inferred (an enum that is not `CaseIterable`) becomes its raw value's type,
+  /// with a description saying how to list its values. Other types get `{}` with a
+  /// description saying why.
   ///
   /// ```swift
   /// struct Point: Codable { var x: Double; var y: Double? }
+  /// enum Mode: String, Codable, CaseIterable { case off, heat, cool }
   /// var definitions = JSONSchemaDefinitions()
   /// definitions.schema(for: [Int].self)      // {"type": "array", "items": {"type": "integer"}}
+  /// definitions.schema(for: Mode.self)       // {"type": "string", "enum": ["off", "heat", "cool"]}
   /// definitions.schema(for: Point.self)      // {"$ref": "#/$defs/Point"}
   /// definitions.definitions["Point"]         // x required; y optional and nullable
   /// ```
@@ -114,7 +119,10 @@ public struct JSONSchemaDefinitions: Sendable {
 // MARK: - Enumerations and inferred types
 
 extension JSONSchemaDefinitions {
+  /// `{"type": "string", "enum": [...]}` (or `integer`) for an enum's raw values; nil when
+  /// they are neither strings nor integers that fit in 64 bits.
   static func rawValueEnumeration<E: CaseIterable & RawRepresentable>(_ type: E.Type) -> JSONSchema? {
+    guard let type = rawValueType(E.RawValue.self) else { return nil }
     var values: [JSONValue] = []
     for item in E.allCases {
       switch item.rawValue {
@@ -125,7 +133,28 @@ extension JSONSchemaDefinitions {
       default: return nil
       }
     }
-    return .enumeration(values)
+    return JSONSchema(["type": .string(type), "enum": .array(values)])
+  }
+
+  /// For a `RawRepresentable` type whose values cannot all be listed: its raw value's type,
+  /// `string` or `integer`, with a description that says how to list them.
+  static func rawValueFallback(for type: Any.Type) -> JSONSchema? {
+    guard let representable = type as? any RawRepresentable.Type else { return nil }
+    return rawValueFallback(representable)
+  }
+
+  private static func rawValueFallback<R: RawRepresentable>(_ type: R.Type) -> JSONSchema? {
+    guard let rawType = rawValueType(R.RawValue.self) else { return nil }
+    return JSONSchema(["type": .string(rawType)]).description(
+      "A raw value of `\(R.self)`. Conform `\(R.self)` to CaseIterable to list its values here, "
+        + "or to JSONSchemaDescribing to describe them.")
+  }
+
+  /// `string` or `integer`, for the raw values an enum may have.
+  private static func rawValueType(_ type: Any.Type) -> String? {
+    if type == String.self { return "string" }
+    if type is any BinaryInteger.Type { return "integer" }
+    return nil
   }
 
   /// Infers `T`'s schema by decoding a value with a recording decoder. Structs and
@@ -145,6 +174,7 @@ extension JSONSchemaDefinitions {
       _ = try T(from: RecordingDecoder(context: context, node: root, codingPath: []))
     } catch {
       self = saved
+      if let schema = Self.rawValueFallback(for: type) { return schema }
       return .any.description(SchemaInferenceError.fallbackDescription(for: type, error))
     }
     self = context.definitions

@@ -83,10 +83,12 @@ struct CallCommand: AsyncParsableCommand {
     let parameter = error.data?["parameter"]?.stringValue
     for type in intents.keys.sorted() {
       guard let params = intents[type]?[intent]?["params"] else { continue }
-      if let parameter, let expected = SchemaText.parameters(params).first(where: { $0.name == parameter }) {
-        text += "\n  \(parameter) must be \(expected.type)"
+      // What the parameter must be: its type, or the values an enum allows; nothing when
+      // its schema accepts anything.
+      if let parameter, let schema = params["properties"]?[parameter], let requirement = SchemaText.requirement(schema) {
+        text += "\n  \(parameter) must be \(requirement)"
         // key=3 is read as JSON: a string parameter needs its quotes kept from the shell.
-        if expected.type.hasPrefix("string"), let pair = given.first(where: { $0.hasPrefix(parameter + "=") }) {
+        if requirement.hasPrefix("string"), let pair = given.first(where: { $0.hasPrefix(parameter + "=") }) {
           let value = String(pair.dropFirst(parameter.count + 1))
           if let parsed = try? JSONValue(parsing: value), parsed.stringValue == nil {
             text += "\n  \(parameter)=\(value) was read as JSON (\(parsed.typeName)); to send it as a string, quote it: \(parameter)='\"\(value)\"'"

@@ -41,6 +41,20 @@ enum SchemaText {
     }
   }
 
+  /// What a value must be, for "… must be X": `string`, `integer ≥ 0`, or
+  /// `one of "off", "heat", "cool"` for an enum; nil when the schema accepts anything.
+  ///
+  /// ```swift
+  /// SchemaText.requirement(["type": "string", "enum": ["off", "heat"]])   // "one of \"off\", \"heat\""
+  /// ```
+  static func requirement(_ schema: JSONValue) -> String? {
+    if let values = schema["enum"]?.arrayValue, !values.isEmpty {
+      return "one of " + values.map(\.jsonString).joined(separator: ", ")
+    }
+    let described = describe(schema)
+    return described == "any" ? nil : described
+  }
+
   /// The parameters of an intent's params schema: name, description, whether required.
   static func parameters(_ schema: JSONValue) -> [(name: String, type: String, required: Bool)] {
     let required = Set((schema["required"]?.arrayValue ?? []).compactMap(\.stringValue))

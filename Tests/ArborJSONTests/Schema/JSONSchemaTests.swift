@@ -159,8 +159,26 @@ import Testing
   }
 
   @Test func caseIterableEnumsListTheirRawValues() {
-    #expect(Self.schema(Size.self).value == ["enum": ["small", "medium", "large"]])
-    #expect(Self.schema(Priority.self).value == ["enum": [1, 9]])
+    #expect(Self.schema(Size.self).value == ["type": "string", "enum": ["small", "medium", "large"]])
+    #expect(Self.schema(Priority.self).value == ["type": "integer", "enum": [1, 9]])
+  }
+
+  @Test func allowedValuesAreFoundWhereTheyAre() {
+    struct Order: Codable {
+      var size: Size
+      var extras: [Size]?
+      var byName: [String: Priority]
+      var note: String
+    }
+    var definitions = JSONSchemaDefinitions()
+    let order = definitions.schema(for: Order.self)
+    func allowed(_ tokens: [String]) -> [JSONValue]? { order.allowedValues(at: tokens, definitions: definitions.definitions) }
+    #expect(allowed(["size"]) == ["small", "medium", "large"])
+    #expect(allowed(["extras", "2"]) == ["small", "medium", "large"])
+    #expect(allowed(["byName", "anyone"]) == [1, 9])
+    #expect(allowed(["note"]) == nil)
+    #expect(allowed([]) == nil)
+    #expect(allowed(["nothing", "here"]) == nil)
   }
 
   @Test func enumsWithAssociatedValuesFallBackToAnyWithAHint() throws {
@@ -178,8 +196,11 @@ import Testing
     #expect(drawingText.contains("Conform `Shape` to JSONSchemaDescribing"))
     #expect(definitions.definitions.isEmpty)
 
-    // A RawRepresentable enum that is not CaseIterable falls back too.
-    #expect(Self.description(Self.schema(Mood.self))?.contains("`Mood`") == true)
+    // A RawRepresentable enum that is not CaseIterable is its raw value's type, with a
+    // description that says how to list its values.
+    let mood = Self.schema(Mood.self)
+    #expect(mood.value["type"] == "string")
+    #expect(Self.description(mood)?.contains("Conform `Mood` to CaseIterable") == true)
   }
 
   @Test func describingEnumsLetTheirContainersBeInferred() {

@@ -1,7 +1,7 @@
 import Arbor
 
-/// A room's thermostat: the temperature it holds the room at, and the one intent that
-/// changes it. `thermostatd` hosts it as the root of its tree.
+/// A room's thermostat: the temperature it holds the room at, its mode, and the intents
+/// that change them. `thermostatd` hosts it as the root of its tree.
 ///
 /// ```swift
 /// let (thermostat, anchor) = Thermostat().andAnchor()
@@ -20,6 +20,16 @@ import Arbor
 
   /// The temperature the thermostat holds the room at, in degrees Celsius.
   public var setpoint: Double = 20
+
+  /// What the thermostat does to hold the setpoint. Over the socket a mode is its raw
+  /// value: being `CaseIterable`, it is described as
+  /// `{"type": "string", "enum": ["off", "heat", "cool"]}` in `arborctl schema`.
+  public enum Mode: String, Sendable, Codable, CaseIterable {
+    case off, heat, cool
+  }
+
+  /// What the thermostat does now.
+  public var mode: Mode = .heat
 
   /// A thermostat that holds the room at `setpoint` degrees Celsius.
   public init(setpoint: Double = 20) {
@@ -47,5 +57,11 @@ import Arbor
     if previous != celsius {
       node.send(.setpointChanged(from: previous, to: celsius))
     }
+  }
+
+  /// Sets the mode. Over the socket: `arborctl call / setMode to=cool`; a value that is
+  /// not a mode (`to=fan`) is refused with the modes there are, and changes nothing.
+  @Intent public func setMode(to mode: Mode) {
+    self.mode = mode
   }
 }

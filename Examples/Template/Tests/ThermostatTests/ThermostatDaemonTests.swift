@@ -34,4 +34,19 @@ import Thermostat
       }
     }
   }
+
+  @Test func theDaemonRefusesAModeThatIsNotOneAndListsThem() async throws {
+    try await withDaemonTester(Thermostat()) { thermostat, tester in
+      let error = await #expect(throws: ArborClientError.self) {
+        try await tester.call("/", "setMode", ["to": "fan"])
+      }
+      #expect(error?.name == "org.arbor.InvalidParameter")
+      #expect(error?.description.contains(#""fan" is not one of "off", "heat", "cool""#) == true, "\(String(describing: error))")
+      // The marker: the refused call changed nothing before it.
+      try await tester.call("/", "setMode", ["to": "cool"])
+      await tester.assert {
+        thermostat.mode == .cool
+      }
+    }
+  }
 }

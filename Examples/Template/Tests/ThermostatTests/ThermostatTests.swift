@@ -41,4 +41,12 @@ import Thermostat
       thermostat.didSend(.setpointChanged(from: 20, to: 30))
     }
   }
+
+  @Test func theModeChangesToTheOneAskedFor() async throws {
+    let (thermostat, tester) = Thermostat().andTester()
+    thermostat.setMode(to: .cool)
+    await tester.assert {
+      thermostat.mode == .cool
+    }
+  }
 }
