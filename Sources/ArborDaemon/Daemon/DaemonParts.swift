@@ -189,12 +189,6 @@ final class DaemonParts: Sendable {
       Self.refuse(channel, limit: maxConnections)
       return
     }
-    // The descriptors of every listener's connections together (``DescriptorBudget``).
-    guard DescriptorBudget.shared.take(peer: peer, logger: logger) else {
-      Self.refuse(channel, reason: "the daemon is short of file descriptors")
-      return
-    }
-    channel.closeFuture.whenComplete { _ in DescriptorBudget.shared.give() }
     let id = nextConnectionID.wrappingAdd(1, ordering: .relaxed).oldValue
     stats.clientConnected()
     channel.closeFuture.whenComplete { [stats] _ in stats.clientDisconnected() }
@@ -214,11 +208,8 @@ final class DaemonParts: Sendable {
   }
 
   private static func refuse(_ channel: any Channel, limit: Int) {
-    refuse(channel, reason: "the daemon serves at most \(limit) at once")
-  }
-
-  private static func refuse(_ channel: any Channel, reason: String) {
-    let error = RPCError(code: -32000, message: "too many connections: \(reason); try again later")
+    let error = RPCError(
+      code: -32000, message: "too many connections: the daemon serves at most \(limit) at once; try again later")
     let line = RPCResponse(id: .null, error: error).json.jsonLine
     channel.writeAndFlush(ByteBuffer(bytes: line)).whenComplete { _ in channel.close(promise: nil) }
   }

@@ -123,7 +123,7 @@ struct HTTPListener: Service, CustomStringConvertible {
       .serverChannelOption(.backlog, value: 256)
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
       .serverChannelInitializer { channel in
-        channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(AcceptFailureHandler(logger: parts.logger)) }
+        channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(AcceptGate(http: true, logger: parts.logger)) }
       }
       .childChannelOption(.allowRemoteHalfClosure, value: true)
     let accept: @Sendable (any Channel) -> EventLoopFuture<Child.Value> = { channel in
@@ -141,17 +141,17 @@ struct HTTPListener: Service, CustomStringConvertible {
     }
   }
 
-  /// Counts a new connection against the HTTP connections' limits (``DescriptorBudget``'s
+  /// Serves a new connection within the HTTP connections' limits (``DescriptorBudget``'s
   /// share, and `--max-connections`), and puts its ``HTTPConnectionGuard`` first: a
-  /// connection over the limits is answered 503 and closed, one admitted has
+  /// connection over the limits is answered 503 and closed, one served has
   /// ``headTimeout`` for its first request's head.
   private static func admit(_ channel: any Channel, parts: DaemonParts) {
     let budget = DescriptorBudget.shared
     let maxConnections = parts.live.withLock { $0.maxConnections }
     let peer = "HTTP from \(channel.remoteAddress?.description ?? "an unknown address")"
-    let admitted = budget.take(http: true, httpLimit: maxConnections, peer: peer, logger: parts.logger)
-    if admitted { channel.closeFuture.whenComplete { _ in budget.give(http: true) } }
-    let refusal = admitted ? nil : "\(budget.held.http) are open"
+    let admitted = budget.admitHTTP(limit: maxConnections, peer: peer, logger: parts.logger)
+    if admitted { channel.closeFuture.whenComplete { _ in budget.releaseHTTP() } }
+    let refusal = admitted ? nil : "\(budget.held.httpServed) are open"
     do {
       try channel.pipeline.syncOperations.addHandler(HTTPConnectionGuard(refusal: refusal, headTimeout: headTimeout))
     } catch {

@@ -21,13 +21,14 @@ enum WebSocketBridge {
   static func serve(
     inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, role: Role, peer: String, parts: DaemonParts
   ) async throws {
-    // The bridge's own end of the socket pair counts against the descriptors given to
-    // connections (the daemon's end counts as the connection it is); refused, 1013.
-    guard DescriptorBudget.shared.take(peer: peer, logger: parts.logger) else {
+    // The socket pair's two ends count against the descriptors given to connections;
+    // refused, 1013 (try again later).
+    guard DescriptorBudget.shared.takePair() else {
+      parts.logger.warning("refused an inspector WebSocket (\(peer)): the daemon is short of file descriptors")
       try await outbound.close(.unknown(1013), reason: "the daemon is short of file descriptors; try again later")
       return
     }
-    defer { DescriptorBudget.shared.give() }
+    defer { DescriptorBudget.shared.givePair() }
     var descriptors: [Int32] = [-1, -1]
     guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &descriptors) == 0 else {
       parts.logger.error("an inspector WebSocket cannot be served: socketpair failed (errno \(errno))")

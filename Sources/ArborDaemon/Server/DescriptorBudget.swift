@@ -7,24 +7,27 @@ import NIOCore
 #endif
 
 /// The process's file descriptors shared out among its connections, so that running out of
-/// them is met at accept time (a refusal, logged once) and never inside the runtime: when
-/// libdispatch cannot open `/proc/self/task/…` it traps, and the daemon dies.
+/// them is met at accept time and never inside the runtime: when libdispatch cannot open
+/// `/proc/self/task/…` it traps, and the daemon dies.
 ///
-/// - Connections of every listener together hold at most ``connectionLimit`` descriptors
-///   (`RLIMIT_NOFILE` less ``headroom``, which is left to the journal, the store, the
-///   runtime and the logs); HTTP connections at most ``httpLimit`` of them, so that a flood
-///   of HTTP connections leaves room for the socket's clients.
+/// - Every accepted socket of every listener counts from its accept to its close, refused
+///   or not (``AcceptGate`` counts it), and so do the two ends of an inspector WebSocket's
+///   socket pair: together at most ``connectionLimit`` (`RLIMIT_NOFILE` less ``headroom``,
+///   left to the journal, the store, the runtime and the logs). At the limit a listener
+///   stops accepting (its connections wait in the kernel's backlog) until one closes.
+/// - HTTP connections are served up to ``httpLimit`` (half of it, and `--max-connections`);
+///   past it each is answered 503, with at most ``refusalsInFlight`` such answers under
+///   way before the HTTP listener stops accepting too. The socket's clients keep the rest.
 /// - A few descriptors are held in reserve from the start. When an accept fails anyway
 ///   (`EMFILE`, `ENFILE`: something else took the rest), the reserve is let go, so that the
-///   runtime has some to work with, the failure is logged once, and every new connection is
-///   refused until the reserve can be taken back (at most once a second); NIO's
-///   `AcceptBackoffHandler` waits a second before the next accept.
+///   runtime has some to work with, the failure is logged once, and no listener accepts
+///   until the reserve can be taken back (tried at most once a second).
 ///
 /// One per process, as the limit is.
 ///
 /// ```swift
-/// guard DescriptorBudget.shared.take(logger: logger) else { return refuse(channel) }
-/// channel.closeFuture.whenComplete { _ in DescriptorBudget.shared.give() }
+/// guard DescriptorBudget.shared.admitHTTP(limit: 1_024, peer: peer, logger: logger) else { return refuse(channel) }
+/// channel.closeFuture.whenComplete { _ in DescriptorBudget.shared.releaseHTTP() }
 /// ```
 final class DescriptorBudget: Sendable {
   /// The process's budget, set from `RLIMIT_NOFILE` at first use.
@@ -32,6 +35,8 @@ final class DescriptorBudget: Sendable {
 
   /// How many descriptors the reserve holds.
   static let reserveSize = 8
+  /// How many HTTP connections past ``httpLimit`` may be being answered 503 at once.
+  static let refusalsInFlight = 16
 
   /// `RLIMIT_NOFILE`'s soft limit, raised to the hard one at start when it is lower.
   let limit: Int
@@ -39,18 +44,24 @@ final class DescriptorBudget: Sendable {
   let headroom: Int
   /// The descriptors all connections may hold together.
   var connectionLimit: Int { max(1, limit - headroom) }
-  /// The descriptors HTTP connections may hold: half of ``connectionLimit``.
+  /// The HTTP connections served at once: half of ``connectionLimit``.
   var httpLimit: Int { max(1, connectionLimit / 2) }
 
   private struct State {
-    var held = 0
-    var httpHeld = 0
+    /// Accepted sockets not yet closed, and bridges' socket pairs' ends.
+    var descriptors = 0
+    /// Accepted HTTP sockets not yet closed (served or being refused).
+    var http = 0
+    /// HTTP connections served.
+    var httpServed = 0
     /// The reserve's descriptors; empty once let go.
     var reserve: [Int32] = []
     /// When the reserve was let go; nil while it is held.
     var releasedAt: ContinuousClock.Instant?
-    /// A refusal was logged since the last connection admitted.
+    /// A refusal was logged since an HTTP connection was last served.
     var refusalLogged = false
+    /// A pause of accepting was logged since a listener last accepted.
+    var pauseLogged = false
   }
 
   private let state: LockedState<State>
@@ -65,23 +76,59 @@ final class DescriptorBudget: Sendable {
     for descriptor in state.withLock({ $0.reserve }) { close(descriptor) }
   }
 
-  /// Takes a descriptor for a new connection (an HTTP one with `http`), or says that it
-  /// must be refused: the budget is spent, or the reserve is let go. The first refusal
-  /// since a connection was last admitted is logged, with `peer`.
-  func take(http: Bool = false, httpLimit limit: Int? = nil, peer: String, logger: Logger) -> Bool {
-    let refusal: String? = state.withLock { state in
+  // MARK: Accepting
+
+  /// Whether a listener (the HTTP one with `http`) may accept now. The first time it may
+  /// not, since it last could, is logged.
+  func mayAccept(http: Bool, logger: Logger) -> Bool {
+    let pause: String? = state.withLock { state in
       if state.releasedAt != nil, !Self.retake(&state) {
-        return "the process ran out of file descriptors (RLIMIT_NOFILE \(self.limit)); new connections are refused until some close"
+        return "the process ran out of file descriptors (RLIMIT_NOFILE \(limit)); the reserve is let go"
       }
-      if state.held >= connectionLimit {
-        return "connections hold \(state.held) file descriptors, all the daemon gives them (RLIMIT_NOFILE \(self.limit) less \(headroom))"
+      if state.descriptors >= connectionLimit {
+        return "connections hold \(state.descriptors) file descriptors, all the daemon gives them (RLIMIT_NOFILE \(limit) less \(headroom))"
       }
-      let httpLimit = min(limit ?? httpLimit, httpLimit)
-      if http, state.httpHeld >= httpLimit {
-        return "\(state.httpHeld) HTTP connections are open, as many as the daemon serves at once"
+      if http, state.http >= httpLimit + Self.refusalsInFlight {
+        return "\(state.http) HTTP connections are open or being refused"
       }
-      state.held += 1
-      if http { state.httpHeld += 1 }
+      state.pauseLogged = false
+      return nil
+    }
+    guard let pause else { return true }
+    let log = state.withLock { state in
+      defer { state.pauseLogged = true }
+      return !state.pauseLogged
+    }
+    if log { logger.warning("stopped accepting \(http ? "HTTP connections" : "connections") until one closes: \(pause)") }
+    return false
+  }
+
+  /// A listener accepted a socket: it counts until it closes (``closed(http:)``).
+  func accepted(http: Bool) {
+    state.withLock { state in
+      state.descriptors += 1
+      if http { state.http += 1 }
+    }
+  }
+
+  /// An accepted socket closed.
+  func closed(http: Bool) {
+    state.withLock { state in
+      state.descriptors -= 1
+      if http { state.http -= 1 }
+    }
+  }
+
+  // MARK: HTTP connections and socket pairs
+
+  /// Whether an accepted HTTP connection is served (within ``httpLimit`` and `limit`), or
+  /// refused. The first refusal since one was last served is logged, with `peer`.
+  func admitHTTP(limit: Int, peer: String, logger: Logger) -> Bool {
+    let refusal: String? = state.withLock { state in
+      guard state.httpServed < min(limit, httpLimit) else {
+        return "\(state.httpServed) HTTP connections are open, as many as the daemon serves at once"
+      }
+      state.httpServed += 1
       state.refusalLogged = false
       return nil
     }
@@ -90,20 +137,34 @@ final class DescriptorBudget: Sendable {
       defer { state.refusalLogged = true }
       return !state.refusalLogged
     }
-    if log { logger.warning("refused a connection (\(peer)) and those after it until one is admitted: \(refusal)") }
+    if log { logger.warning("refused a connection (\(peer)) and those after it until one is served: \(refusal)") }
     return false
   }
 
-  /// Gives back what ``take(http:httpLimit:peer:logger:)`` took, when the connection closes.
-  func give(http: Bool = false) {
+  /// A served HTTP connection closed.
+  func releaseHTTP() {
+    state.withLock { $0.httpServed -= 1 }
+  }
+
+  /// Takes the two descriptors of a socket pair (an inspector WebSocket's bridge), or
+  /// says that there are not two to give.
+  func takePair() -> Bool {
     state.withLock { state in
-      state.held -= 1
-      if http { state.httpHeld -= 1 }
+      guard state.releasedAt == nil, state.descriptors + 2 <= connectionLimit else { return false }
+      state.descriptors += 2
+      return true
     }
   }
 
-  /// Connections' descriptors now (all, HTTP).
-  var held: (all: Int, http: Int) { state.withLock { ($0.held, $0.httpHeld) } }
+  /// Gives back a socket pair's two descriptors.
+  func givePair() {
+    state.withLock { $0.descriptors -= 2 }
+  }
+
+  /// The descriptors counted now: all, and HTTP connections (accepted, served).
+  var held: (all: Int, http: Int, httpServed: Int) { state.withLock { ($0.descriptors, $0.http, $0.httpServed) } }
+
+  // MARK: The reserve
 
   /// An accept failed with `error`: when it is `EMFILE` or `ENFILE`, the reserve is let go
   /// (logged once each time), so that the runtime has descriptors to work with.
@@ -119,7 +180,7 @@ final class DescriptorBudget: Sendable {
     }
     if let released {
       logger.error(
-        "out of file descriptors (\(code == EMFILE ? "EMFILE: the process's RLIMIT_NOFILE \(limit)" : "ENFILE: the system's") is reached): \(released) kept in reserve are let go, and new connections are refused until they can be taken back; raise LimitNOFILE or lower --max-connections"
+        "out of file descriptors (\(code == EMFILE ? "EMFILE: the process's RLIMIT_NOFILE \(limit) is reached" : "ENFILE: the system's limit is reached")): \(released) kept in reserve are let go, and no connection is accepted until they can be taken back; raise LimitNOFILE or lower --max-connections"
       )
     }
   }
@@ -162,18 +223,65 @@ final class DescriptorBudget: Sendable {
   }
 }
 
-/// The first handler of a listening channel: an accept that failed for want of descriptors
-/// lets go of ``DescriptorBudget``'s reserve. The error goes on to NIO's
-/// `AcceptBackoffHandler`, which waits a second before accepting again.
-final class AcceptFailureHandler: ChannelInboundHandler, Sendable {
+/// The first handler of a listening channel (the socket's, or the HTTP listener's with
+/// `http`): it counts every accepted socket in ``DescriptorBudget`` until it closes, stops
+/// accepting while the budget is spent (asking again every 50 ms; the connections wait in
+/// the kernel's backlog meanwhile), and lets the reserve go when an accept fails for want
+/// of descriptors. That error goes on to NIO's `AcceptBackoffHandler`, which waits a second
+/// before the next accept.
+///
+/// ```swift
+/// ServerBootstrap(group: group).serverChannelInitializer { channel in
+///   channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(AcceptGate(http: false, logger: logger)) }
+/// }
+/// ```
+final class AcceptGate: ChannelDuplexHandler, RemovableChannelHandler {
   typealias InboundIn = any Channel
+  typealias InboundOut = any Channel
+  typealias OutboundIn = any Channel
 
+  let http: Bool
   let logger: Logger
+  private var retry: Scheduled<Void>?
 
-  init(logger: Logger) { self.logger = logger }
+  init(http: Bool, logger: Logger) {
+    self.http = http
+    self.logger = logger
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    let child = unwrapInboundIn(data)
+    let (budget, http) = (DescriptorBudget.shared, self.http)
+    budget.accepted(http: http)
+    child.closeFuture.whenComplete { _ in budget.closed(http: http) }
+    context.fireChannelRead(data)
+  }
+
+  func read(context: ChannelHandlerContext) {
+    if DescriptorBudget.shared.mayAccept(http: http, logger: logger) {
+      context.read()
+      return
+    }
+    guard retry == nil else { return }
+    retry = context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(50)) {
+      self.retry = nil
+      self.read(context: context)
+    }
+  }
 
   func errorCaught(context: ChannelHandlerContext, error: any Error) {
     DescriptorBudget.shared.acceptFailed(error, logger: logger)
     context.fireErrorCaught(error)
+  }
+
+  func channelInactive(context: ChannelHandlerContext) {
+    retry?.cancel()
+    retry = nil
+    context.fireChannelInactive()
+  }
+
+  func handlerRemoved(context: ChannelHandlerContext) {
+    retry?.cancel()
+    retry = nil
   }
 }

