@@ -191,8 +191,13 @@ public struct ArborDaemon<Root: Model>: Sendable {
     let (anchor, restoredBase) = try restoreAnchor(from: recovery, store: store, undoDepth: undoDepth, logger: logger)
     let keepsHistory = restoredBase != nil
     let base = try await Self.saveStartSnapshots(anchor: anchor, base: restoredBase, recovery: recovery, store: store, options: options, logger: logger)
-    let host = ModelHost(
-      anchor: anchor, undoHistory: keepsHistory ? recovery.undoHistory : UndoHistory(), undoDepth: undoDepth, dependencies: dependencies)
+    var undoHistory = UndoHistory()
+    if keepsHistory {
+      undoHistory = try await StartUpkeep.trimUndoHistory(recovery, depth: undoDepth, store: store, logger: logger)
+      try await StartUpkeep.boundJournal(
+        revision: base, history: options.history, snapshotEvery: options.snapshotEvery, store: store, logger: logger)
+    }
+    let host = ModelHost(anchor: anchor, undoHistory: undoHistory, undoDepth: undoDepth, dependencies: dependencies)
     let journalled = await StoreReads.journalledThrough(store)
     let snapshots = await StoreReads.snapshotRevisions(store)
     let parts = DaemonParts(
@@ -289,8 +294,8 @@ extension ArborDaemon {
     if let dropped = recovery.undoHistoryDropped {
       logger.warning("the kept undo history was dropped: \(dropped); undo starts empty")
     } else if keepsHistory, !recovery.undoHistory.isEmpty {
-      logger.info(
-        "kept \(recovery.undoHistory.undo.count) undo and \(recovery.undoHistory.redo.count) redo steps (--undo-depth \(undoDepth))")
+      let kept = recovery.undoHistory.keepingNewest(undoDepth)
+      logger.info("kept \(kept.undo.count) undo and \(kept.redo.count) redo steps (--undo-depth \(undoDepth))")
     }
     if let sqlite = store as? Store, case .tornTail(let frames) = sqlite.writeAheadLog {
       logger.warning(
