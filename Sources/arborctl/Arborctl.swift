@@ -24,8 +24,8 @@ struct Arborctl: AsyncParsableCommand {
         0  ok; also when the reader of a pipe goes away (arborctl history | head -1)
         1  the daemon answered with an error (an unknown intent or path, nothing to undo, a refused snapshot) or a reply that could not be used; standard output could not be written
         2  usage: a missing or mistyped argument, option or value (--output xml, --color sometimes); a snapshot file that cannot be read, is not JSON or cannot be written
-        3  cannot connect: nothing listens on the socket, or it is not one; a watch or events with --no-reconnect whose daemon went away
-        4  timeout: no answer within --timeout (watch and events: no first value or subscription within it)
+        3  cannot connect: nothing listens on the socket, or it is not one; a watch or events with --no-reconnect, or top, whose daemon went away
+        4  timeout: no answer within --timeout (watch and events: no first value or subscription within it; top: to each sample)
         5  permission denied: the socket's mode, or the daemon's role check
         130  stopped by Ctrl-C (SIGINT), as a shell reports it
       """,
