@@ -30,9 +30,22 @@ extension PostgresStore {
   /// let reply = try await store.forward(request: #"{"target":"/counter","intent":"incrementTapped"}"#, timeout: .seconds(30))
   /// ```
   public func forward(request: String, timeout: Duration) async throws(StoreError) -> String {
+    let id = try await queueForwarded(request: request)
+    return try await forwardedReply(of: id, timeout: timeout)
+  }
+
+  /// For a standby: queues an intent's request (its `params` as JSON text) for the leader
+  /// and returns its place in the queue. When this throws, the intent was not queued (the
+  /// leader runs nothing), unless the connection was lost between the insert's commit
+  /// and its answer.
+  ///
+  /// ```swift
+  /// let id = try await store.queueForwarded(request: #"{"intent":"incrementTapped"}"#)
+  /// ```
+  public func queueForwarded(request: String) async throws(StoreError) -> Int64 {
     do {
       let sender = holder
-      let id = try await reader.answering(within: Self.readTimeout) { [self] connection in
+      return try await reader.answering(within: Self.readTimeout) { [self] connection in
         let rows = try await connection.query(
           "INSERT INTO intent_queue (sender, request) VALUES (\(sender), \(request)) RETURNING id", logger: logger
         ).collect()
@@ -40,6 +53,20 @@ extension PostgresStore {
         try await connection.query("SELECT pg_notify(\(Self.intentChannel), \(String(id)))", logger: logger)
         return id
       }
+    } catch {
+      throw Self.classify(error, location: location)
+    }
+  }
+
+  /// For a standby: waits for the leader's reply to queued intent `id` (a JSON-RPC
+  /// response's JSON text), at most `timeout`; the row is read again while the server
+  /// does not answer. The error after `timeout` says the leader may still run it.
+  ///
+  /// ```swift
+  /// let reply = try await store.forwardedReply(of: id, timeout: .seconds(30))
+  /// ```
+  public func forwardedReply(of id: Int64, timeout: Duration) async throws(StoreError) -> String {
+    do {
       return try await replies.wait(for: id, timeout: timeout, store: self)
     } catch {
       throw Self.classify(error, location: location)

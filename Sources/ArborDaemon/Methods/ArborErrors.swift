@@ -1,5 +1,6 @@
 import ArborJSON
 import ArborRPC
+import ArborStore
 
 /// The codes of the daemon's own errors, as ``ArborError`` (in `ArborRPC`, shared with the
 /// clients) defines them: outside the range JSON-RPC reserves, each with a stable name in
@@ -22,6 +23,8 @@ public enum ArborErrorCode {
   public static let nothingToRedo = ArborError.nothingToRedo.code
   public static let writesRefused = ArborError.writesRefused.code
   public static let superseded = ArborError.superseded.code
+  public static let notLeader = ArborError.notLeader.code
+  public static let notForwarded = ArborError.notForwarded.code
 }
 
 /// The daemon's errors, as the client sees them: the messages are `ArborRPC`'s
@@ -62,4 +65,13 @@ enum ArborErrors {
   }
 
   static func snapshotRejected(_ reason: String) -> RPCError { .snapshotRejected(reason) }
+
+  /// An intent a standby could not forward to the leader: `queued` says whether it
+  /// reached the store's queue (then the leader may still run it). The cause is the
+  /// store's error kind (`unreachable` when PostgreSQL cannot be reached), or `timeout`
+  /// for a queued intent whose reply did not come in time.
+  static func notForwarded(_ error: StoreError, queued: Bool, store: String) -> RPCError {
+    let cause = queued && error.kind == .io ? "timeout" : error.kind.rawValue
+    return .notForwarded(cause: cause, reason: error.message, queued: queued, store: store)
+  }
 }

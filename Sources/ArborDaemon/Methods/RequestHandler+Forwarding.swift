@@ -16,11 +16,19 @@ extension RequestHandler {
     guard let store = journal.store as? PostgresStore else { return .failure(.internalError("a standby without a PostgreSQL store")) }
     var text: [UInt8] = []
     (request.params ?? .object([:])).writeJSON(to: &text)
-    let reply: String
-    do {
-      reply = try await store.forward(request: String(decoding: text, as: UTF8.self), timeout: Self.forwardTimeout)
+    // Named for what happened: not queued (nothing runs), or queued with no reply in
+    // time (the leader may still run it).
+    let id: Int64
+    do throws(StoreError) {
+      id = try await store.queueForwarded(request: String(decoding: text, as: UTF8.self))
     } catch {
-      return .failure(.internalError("the intent could not be forwarded to the leader: \(error.message)"))
+      return .failure(ArborErrors.notForwarded(error, queued: false, store: store.location))
+    }
+    let reply: String
+    do throws(StoreError) {
+      reply = try await store.forwardedReply(of: id, timeout: Self.forwardTimeout)
+    } catch {
+      return .failure(ArborErrors.notForwarded(error, queued: true, store: store.location))
     }
     guard let value = try? JSONValue(parsing: Array(reply.utf8)), let response = RPCResponse(value) else {
       return .failure(.internalError("the leader's reply to a forwarded intent cannot be read: \(reply)"))

@@ -7,8 +7,9 @@ import ArborStore
 /// in memory, in order, and written once the store takes writes again; `daemon.status`
 /// (`journal.writes`) and systemd's `STATUS=` say why.
 struct WriteRefusal: Sendable, Hashable {
-  /// What kind of failure, for programs: `full`, `readOnly`, `busy`, `replaced`, `io`, or
-  /// `snapshot` (the journal could not save the snapshot it must rebase on).
+  /// What kind of failure, for programs: `full`, `readOnly`, `busy`, `replaced`, `io`,
+  /// `unreachable` (a PostgreSQL store's server cannot be reached), or `snapshot` (the
+  /// journal could not save the snapshot it must rebase on).
   var cause: String
   /// What happened and what to do.
   var reason: String

@@ -232,6 +232,25 @@ extension RPCError {
       details: details)
   }
 
+  /// ``ArborError/notForwarded``: an intent a standby could not hand to the leader.
+  /// `queued` says whether it reached the store's queue: when it did, the leader may
+  /// still run it; when not, nothing was run. `cause` is the store's error kind
+  /// (`unreachable`, `io`, …) or `timeout` (queued, and no reply in time).
+  ///
+  /// ```swift
+  /// RPCError.notForwarded(cause: "unreachable", reason: "PostgreSQL cannot be reached", queued: false, store: "postgresql://arbor@db/arbor")
+  /// ```
+  public static func notForwarded(cause: String, reason: String, queued: Bool, store: String) -> RPCError {
+    let outcome =
+      queued
+      ? "it was queued, and the leader may still run it: read the state (or history.changes) before calling it again"
+      : "nothing was run; call it again once the store answers"
+    return RPCError(
+      .notForwarded,
+      message: "this standby could not forward the intent to the leader through \(store) (\(cause)): \(reason); \(outcome)",
+      details: ["cause": .string(cause), "reason": .string(reason), "queued": .bool(queued), "store": .string(store)])
+  }
+
   /// ``ArborError/snapshotRejected``.
   ///
   /// ```swift

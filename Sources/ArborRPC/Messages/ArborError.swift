@@ -44,12 +44,15 @@ public struct ArborError: Sendable, Hashable, CustomStringConvertible {
   /// A write sent to a standby daemon (several daemons on one PostgreSQL store): only the
   /// leader writes.
   public static let notLeader = ArborError(1018, "NotLeader")
+  /// An intent a standby could not hand to the leader through the PostgreSQL store (it
+  /// cannot be reached), or whose reply did not come back in time.
+  public static let notForwarded = ArborError(1019, "NotForwarded")
 
   /// Every error, in code order (`Docs/Protocol.md` lists the same).
   public static let all: [ArborError] = [
     .targetNotFound, .intentNotFound, .invalidParameter, .intentFailed, .permissionDenied, .revisionCompacted, .pathNotFound,
     .snapshotRejected, .subscriptionNotFound, .lineTooLong, .shuttingDown, .notDurable, .undoNotTracked, .nothingToUndo,
-    .nothingToRedo, .writesRefused, .superseded, .notLeader,
+    .nothingToRedo, .writesRefused, .superseded, .notLeader, .notForwarded,
   ]
 }
 
