@@ -121,6 +121,8 @@ let package = Package(
         // SHA-256 of the inspector's script, for its Content-Security-Policy.
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
+        // The WebSocket frames' own check of client masking (MaskedFramesOnly).
+        .product(name: "NIOWebSocket", package: "swift-nio"),
         .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
