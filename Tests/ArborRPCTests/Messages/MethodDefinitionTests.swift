@@ -52,8 +52,9 @@ import Testing
     }
   }
 
-  /// Found by fuzzing (Fuzz/Sources/request): a reply whose revision is beyond `Int64`
-  /// (1e19) decodes, and building or writing its JSON trapped. It is the nearest `Double`
+  /// Found while writing the request fuzz target (Fuzz/Sources/request), whose check this
+  /// reply fails when replayed: a revision beyond `Int64` (1e19) decodes, and building or
+  /// writing its JSON trapped. It is the nearest `Double`
   /// now, as parsing those digits gives.
   @Test func anIntentsResultBeyondInt64IsWrittenNotTrapped() throws {
     let line = Array(#"{"id":1,"jsonrpc":"2.0","result":{"firstRevision":1e19,"result":null,"revision":12000000000000000000}}"#.utf8)
