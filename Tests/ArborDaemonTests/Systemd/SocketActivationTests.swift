@@ -64,7 +64,18 @@ import Testing
       input: .none, output: .discarded, error: .fileDescriptor(log, closeAfterSpawningProcess: true)
     ) { execution -> (JSONValue, HTTPTestClient.Reply) in
       do {
-        let status = try await Self.statusOnceActivated(socket)
+        // The two listeners start side by side: the socket's first request can be answered
+        // before the HTTP listener has bound (seen beside two busy loops), so the status is
+        // asked again until it names the HTTP address, within the wait's deadline.
+        let status = try await withDeadline("daemon.status to name the HTTP listener's address") {
+          var status = try await Self.statusOnceActivated(socket)
+          let client = ArborClient(socketPath: socket)
+          while status["http"] == nil {
+            try await Task.sleep(for: .milliseconds(20))
+            status = try await client.call("daemon.status")
+          }
+          return status
+        }
         let health = try await HTTPTestClient.get(port: port, "/healthz")
         try execution.send(signal: .terminate)
         return (status, health)
