@@ -2,6 +2,15 @@
 import CompilerPluginSupport
 import PackageDescription
 
+// What the macros' implementation imports: the compiler plugin (ArborMacros) and the
+// plain library its expansion tests use (ArborMacroExpansions) build the same sources.
+let macroImplementationDependencies: [Target.Dependency] = [
+  .product(name: "SwiftSyntax", package: "swift-syntax"),
+  .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+  .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+  .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+]
+
 let package = Package(
   name: "Arbor",
   platforms: [.macOS(.v15)],
@@ -48,13 +57,7 @@ let package = Package(
     // The compiler plugin behind @Model and @ModelContainer.
     .macro(
       name: "ArborMacros",
-      dependencies: [
-        .product(name: "SwiftSyntax", package: "swift-syntax"),
-        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
-        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
-        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
-        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
-      ]
+      dependencies: macroImplementationDependencies + [.product(name: "SwiftCompilerPlugin", package: "swift-syntax")]
     ),
     // The model runtime: no networking, no persistence. It uses ArborJSON's values
     // (pure data) to write snapshots and change sets as JSON Patch.
@@ -368,16 +371,7 @@ let package = Package(
     // makes SwiftPM build the whole test product, and every library it reaches, a second
     // time for the host (`-tool`): twice NIO, GRDB, BoringSSL and the tests themselves
     // (Docs/Testing.md, "A fresh machine").
-    .target(
-      name: "ArborMacroExpansions",
-      dependencies: [
-        .product(name: "SwiftSyntax", package: "swift-syntax"),
-        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
-        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
-        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
-      ],
-      exclude: ["Plugin.swift"]
-    ),
+    .target(name: "ArborMacroExpansions", dependencies: macroImplementationDependencies, exclude: ["Plugin.swift"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -34,9 +34,6 @@ package enum ProcessSlots {
   private struct State {
     var busy = 0
     var waiting: [CheckedContinuation<Void, Never>] = []
-    /// The most that were taken at once, and the longest wait for one (for Docs/Testing.md's figures).
-    var mostBusy = 0
-    var longestWait: Duration = .zero
   }
 
   private static let state = LockedState(State())
@@ -53,13 +50,11 @@ package enum ProcessSlots {
           return false
         }
         state.busy += 1
-        state.mostBusy = max(state.mostBusy, state.busy)
         return true
       }
       if now { continuation.resume() }
     }
     let slot = Slot(asked: asked, given: .now)
-    state.withLock { $0.longestWait = max($0.longestWait, slot.given - slot.asked) }
     defer {
       // The slot goes to the next in line (busy stays as it is) or becomes free.
       let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
@@ -72,11 +67,6 @@ package enum ProcessSlots {
       next?.resume()
     }
     return try await $held.withValue(slot) { try await body() }
-  }
-
-  /// The most slots taken at once so far, and the longest wait for one.
-  package static var figures: (mostBusy: Int, longestWait: Duration) {
-    state.withLock { ($0.mostBusy, $0.longestWait) }
   }
 
   /// Records an issue when the current test starts `what` without holding a slot: every

@@ -81,7 +81,7 @@ final class DescriptorBudget: Sendable {
   /// Whether a listener (the HTTP one with `http`) may accept now. The first time it may
   /// not, since it last could, is logged.
   func mayAccept(http: Bool, logger: Logger) -> Bool {
-    let pause: String? = state.withLock { state in
+    let (may, pause) = decide(loggedIn: \.pauseLogged) { state in
       if state.releasedAt != nil, !Self.retake(&state) {
         return "the process ran out of file descriptors (RLIMIT_NOFILE \(limit)); the reserve is let go"
       }
@@ -91,16 +91,24 @@ final class DescriptorBudget: Sendable {
       if http, state.http >= httpLimit + Self.refusalsInFlight {
         return "\(state.http) HTTP connections are open or being refused"
       }
-      state.pauseLogged = false
       return nil
     }
-    guard let pause else { return true }
-    let log = state.withLock { state in
-      defer { state.pauseLogged = true }
-      return !state.pauseLogged
+    if let pause { logger.warning("stopped accepting \(http ? "HTTP connections" : "connections") until one closes: \(pause)") }
+    return may
+  }
+
+  /// Runs `check` under the lock: nil says yes (and the next no is logged again); a
+  /// reason says no, and is returned to be logged only the first time since the last yes
+  /// (the flag at `logged`).
+  private func decide(loggedIn logged: WritableKeyPath<State, Bool>, _ check: (inout State) -> String?) -> (Bool, String?) {
+    state.withLock { state in
+      guard let reason = check(&state) else {
+        state[keyPath: logged] = false
+        return (true, nil)
+      }
+      defer { state[keyPath: logged] = true }
+      return (false, state[keyPath: logged] ? nil : reason)
     }
-    if log { logger.warning("stopped accepting \(http ? "HTTP connections" : "connections") until one closes: \(pause)") }
-    return false
   }
 
   /// A listener accepted a socket: it counts until it closes (``closed(http:)``).
@@ -124,21 +132,15 @@ final class DescriptorBudget: Sendable {
   /// Whether an accepted HTTP connection is served (within ``httpLimit`` and `limit`), or
   /// refused. The first refusal since one was last served is logged, with `peer`.
   func admitHTTP(limit: Int, peer: String, logger: Logger) -> Bool {
-    let refusal: String? = state.withLock { state in
+    let (admitted, refusal) = decide(loggedIn: \.refusalLogged) { state in
       guard state.httpServed < min(limit, httpLimit) else {
         return "\(state.httpServed) HTTP connections are open, as many as the daemon serves at once"
       }
       state.httpServed += 1
-      state.refusalLogged = false
       return nil
     }
-    guard let refusal else { return true }
-    let log = state.withLock { state in
-      defer { state.refusalLogged = true }
-      return !state.refusalLogged
-    }
-    if log { logger.warning("refused a connection (\(peer)) and those after it until one is served: \(refusal)") }
-    return false
+    if let refusal { logger.warning("refused a connection (\(peer)) and those after it until one is served: \(refusal)") }
+    return admitted
   }
 
   /// A served HTTP connection closed.

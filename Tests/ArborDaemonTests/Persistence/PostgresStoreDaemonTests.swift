@@ -249,11 +249,8 @@ import Testing
 
   @Test func aLeaderCutOffFromTheServerAcknowledgesNothingStepsDownAndFollowsTheNewLeader() async throws {
     let address = try await PostgresTestServer.newDatabase()
-    let server = try await PostgresTestServer.server()
-    let database = try #require(address.split(separator: "?").first?.split(separator: "/").last)
     // The first daemon reaches the server over TCP through a link the test can cut.
-    let link = try CuttableLink(to: "\(server.directory)/.s.PGSQL.\(server.port)")
-    let throughLink = "postgres://postgres@127.0.0.1:\(link.port)/\(database)"
+    let (link, throughLink) = try await CuttableLink.toDatabase(at: address)
     try await withDaemon(arguments: ["--store", throughLink, "--fsync", "always"]) { first, _ in
       let writer = ArborClient(socketPath: first.socket)
       try await writer.call("intent.call", ["intent": "addButtonTapped"])

@@ -13,12 +13,9 @@ import Testing
 @Suite(.startsProcesses) struct StandbyForwardingTests {
   @Test func aStandbyCutOffFromTheServerNamesWhyAnIntentWasNotForwarded() async throws {
     let address = try await PostgresTestServer.newDatabase()
-    let server = try await PostgresTestServer.server()
-    let database = try #require(address.split(separator: "?").first?.split(separator: "/").last)
     // The standby reaches the server over TCP through a link the test can cut; the
     // leader reaches it directly.
-    let link = try CuttableLink(to: "\(server.directory)/.s.PGSQL.\(server.port)")
-    let throughLink = "postgres://postgres@127.0.0.1:\(link.port)/\(database)"
+    let (link, throughLink) = try await CuttableLink.toDatabase(at: address)
     let increment: JSONValue = ["target": "/counters/0/counter", "intent": "incrementTapped"]
     try await withDaemon(arguments: ["--store", address, "--fsync", "always"]) { leader, _ in
       let writer = try await leader.connect()

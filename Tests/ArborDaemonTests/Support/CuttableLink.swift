@@ -1,4 +1,5 @@
 import Foundation
+import PostgresTestServer
 import Synchronization
 
 #if canImport(Glibc)
@@ -145,5 +146,18 @@ final class CuttableLink: Sendable {
       if pair.server >= 0 { close(pair.server) }
     }
     close(listener)
+  }
+}
+
+extension CuttableLink {
+  /// A link to the tests' PostgreSQL server (``PostgresTestServer``), and the address of
+  /// the database at `address` through it, for `--store`.
+  static func toDatabase(at address: String) async throws -> (link: CuttableLink, address: String) {
+    let server = try await PostgresTestServer.server()
+    guard let database = address.split(separator: "?").first?.split(separator: "/").last else {
+      throw HarnessError("no database name in \(address)")
+    }
+    let link = try CuttableLink(to: "\(server.directory)/.s.PGSQL.\(server.port)")
+    return (link, "postgres://postgres@127.0.0.1:\(link.port)/\(database)")
   }
 }
