@@ -199,7 +199,7 @@ final class DaemonParts: Sendable {
     let pipeline = channel.pipeline.syncOperations
     try pipeline.addHandler(writer)
     try pipeline.addHandler(LineDecoder(maxLineLength: max(1, options.maxLineBytes)))
-    try pipeline.addHandler(RPCLineCodec())
+    try pipeline.addHandler(RPCLineCodec(logger: logger))
     try pipeline.addHandler(RequestStage(connection: connection, handler: handler, hub: hub, options: options, logger: logger, batcher: batcher))
     // A connection accepted while the daemon drains may have missed the closing of every
     // connection (`ConnectionRegistry.closeAll`); in a daemon that changes role rather

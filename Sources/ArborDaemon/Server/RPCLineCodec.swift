@@ -1,4 +1,5 @@
 import ArborRPC
+import Logging
 import NIOCore
 import NIOPosix
 
@@ -46,6 +47,12 @@ final class RPCLineCodec: ChannelDuplexHandler {
   }
 
   private var state = State.flowing
+  /// The connection's logger: a line that is not JSON is described in it at `debug` level.
+  private let logger: Logger
+
+  init(logger: Logger) {
+    self.logger = logger
+  }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     let line = unwrapInboundIn(data)
@@ -92,7 +99,9 @@ final class RPCLineCodec: ChannelDuplexHandler {
     case .tooLong(let error):
       context.fireChannelRead(wrapInboundOut(.tooLong(limit: error.limit)))
     case .line(let bytes) where bytes.count < Self.offLoopLineBytes:
-      context.fireChannelRead(wrapInboundOut(.parsed(RPCInbound(line: bytes), large: bytes.count >= MemoryTrim.largeBytes, mark: nil)))
+      let inbound = RPCInbound(line: bytes)
+      describeIfUnreadable(inbound, bytes)
+      context.fireChannelRead(wrapInboundOut(.parsed(inbound, large: bytes.count >= MemoryTrim.largeBytes, mark: nil)))
     case .line(let bytes):
       state = .parsing(waiting: [], readHeld: false)
       let large = bytes.count >= MemoryTrim.largeBytes
@@ -102,11 +111,22 @@ final class RPCLineCodec: ChannelDuplexHandler {
       }.whenComplete { result in
         let (codec, context) = bound.value
         switch result {
-        case .success(let (inbound, mark)): codec.parsed(.parsed(inbound, large: large, mark: mark), context: context)
+        case .success(let (inbound, mark)):
+          codec.describeIfUnreadable(inbound, bytes)
+          codec.parsed(.parsed(inbound, large: large, mark: mark), context: context)
         case .failure: codec.parsed(.parsed(RPCInbound(line: bytes), large: large, mark: nil), context: context)
         }
       }
     }
+  }
+
+  /// A line that is not JSON, described at `debug` level: its length and its first bytes
+  /// in hexadecimal, beside the reply's reason, so that an operator can tell a client that
+  /// sends garbage from bytes mangled on the way.
+  private func describeIfUnreadable(_ inbound: RPCInbound, _ bytes: [UInt8]) {
+    guard logger.logLevel <= .debug, case .single(.invalid(let reply)) = inbound, let error = reply.error, error.code == -32700 else { return }
+    let first = bytes.prefix(48).map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined(separator: " ")
+    logger.debug("a line of \(bytes.count) bytes is not JSON (\(error.message)); its first bytes: \(first)")
   }
 
   /// The line parsed off the loop goes on, then what waited behind it, until another long

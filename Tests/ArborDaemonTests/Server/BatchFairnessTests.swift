@@ -50,7 +50,9 @@ import Testing
 
   @Test(arguments: ["state.get", "daemon.status"])
   func otherClientsOfTheLoopAreServedDuringALargeBatch(method: String) async throws {
-    try await withDaemon(arguments: ["--event-loops", "1"]) { daemon, _ in
+    // At `debug`, a line the daemon cannot read is logged with its first bytes: a failure
+    // of the probe then shows what reached the daemon.
+    try await withDaemon(arguments: ["--event-loops", "1", "--log-level", "debug"]) { daemon, _ in
       let setup = try await daemon.connect()
       try await setup.call("intent.call", ["intent": "addButtonTapped"])
       setup.close()
@@ -72,7 +74,7 @@ import Testing
             let reply = try probeClient.call(#"{"jsonrpc":"2.0","id":\#(id),"method":"daemon.status"}"#)
             let latency = ContinuousClock.now - start
             guard reply.contains(Array(#""name":"counterfactd""#.utf8)) else {
-              throw HarnessError("the probe got \(String(decoding: reply.prefix(200), as: UTF8.self))")
+              throw HarnessError("the probe's call \(id) got \(String(decoding: reply.prefix(200), as: UTF8.self))")
             }
             latencies.record(latency, expectedInterval: Self.probeInterval)
             id += 1
