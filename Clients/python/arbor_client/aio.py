@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import select
+import socket
 import time
 from typing import Any, AsyncIterator, Deque, Dict, Generator, List, Optional, Sequence
 
@@ -102,6 +104,25 @@ class AsyncConnection:
         self._pending.clear()
         self._notifications.put_nowait(_CLOSED)
 
+    def is_alive(self) -> bool:
+        """Whether the daemon has not closed its end, asked without waiting (the reading
+        task may not have run since the daemon went)."""
+        if self.closed:
+            return False
+        transport_socket = self._writer.get_extra_info("socket")
+        if transport_socket is None:
+            return True
+        try:
+            readable, _, _ = select.select([transport_socket.fileno()], [], [], 0)
+            if not readable:
+                return True
+            with socket.fromfd(transport_socket.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                return probe.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) != b""
+        except BlockingIOError:
+            return True
+        except (OSError, ValueError):
+            return False
+
     async def _read_lines(self) -> None:
         try:
             while True:
@@ -132,6 +153,8 @@ class AsyncConnection:
             future.set_result(message)
         else:
             self.others.append(message)
+        if protocol.closes_connection(message):
+            self._shut()
 
     async def _exchange(self, line: bytes, key: int, what: str, timeout: Optional[float]) -> Any:
         if self.closed:
@@ -453,7 +476,9 @@ class AsyncClient:
         if self._opening is None:
             self._opening = asyncio.Lock()
         async with self._opening:
-            if self._connection is None or self._connection.closed:
+            if self._connection is None or not self._connection.is_alive():
+                if self._connection is not None:
+                    await self._connection.close()
                 self._connection = await self.connect()
             return self._connection
 

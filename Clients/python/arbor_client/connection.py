@@ -152,7 +152,7 @@ class Connection:
         if deadline is None and timeout is not None:
             deadline = time.monotonic() + timeout
         while not self._notifications:
-            self._read(deadline, "a notification")
+            self._read(deadline, "notification")
         return self._notifications.popleft()
 
     def pending_notifications(self) -> int:
@@ -171,8 +171,11 @@ class Connection:
         try:
             self._send(line, deadline)
             while key not in self._replies:
-                self._read(deadline, f"the reply to {what}")
-            return self._replies.pop(key)
+                self._read(deadline, f"reply to {what}")
+            reply = self._replies.pop(key)
+            if protocol.closes_connection(reply):
+                self.close()
+            return reply
         finally:
             self._pending.discard(key)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Dict, Generator, List, Optional, Sequence, Tuple
 
 from .errors import ArborError, MalformedReply, PathNotFound, RevisionCompacted, WatchClosed
-from .patch import PatchError, apply_patch
+from .patch import PatchError, apply_patch, json_equal
 from .errors import PatchFailed
 from .results import Event, Update
 
@@ -47,10 +47,13 @@ class StateFollower:
 
     def subscribe(self) -> Subscribing:
         """Subscribes on a new connection: resuming from the last revision handed out
-        when there is one, else from ``since``, else from now."""
+        when there is one (after checking that the daemon's history still holds it),
+        else from ``since``, else from now."""
         self.subscription = None
         if self.revision is not None:
             try:
+                if not (yield from self._still_holds()):
+                    return (yield from self._start("resync"))
                 reply = yield ("state.watch", {"path": self.path, "since": self.revision})
             except ArborError as error:
                 if not _can_start_afresh(error):
@@ -69,6 +72,17 @@ class StateFollower:
             self.value, self.exists, self.revision = value, exists, self.since
             return [Update(self.since, value, "initial", None, exists)]
         return (yield from self._start("initial"))
+
+    def _still_holds(self) -> Generator[Call, Any, bool]:
+        """Whether the daemon's value at the last revision handed out is still the one
+        built here. A daemon killed under ``--fsync batch`` or ``off`` can lose its last
+        revisions and then commit others under the same numbers: resuming from such a
+        number would go on from a history the watch never saw."""
+        try:
+            then = yield ("state.at", {"revision": self.revision, "path": self.path})
+        except PathNotFound:
+            return not self.exists
+        return self.exists and json_equal(then.get("value"), self.value)
 
     def _start(self, kind: str) -> Subscribing:
         reply = yield ("state.watch", {"path": self.path})

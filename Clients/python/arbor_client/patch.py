@@ -21,7 +21,7 @@ import copy
 import re
 from typing import Any, Dict, Iterable, List, Mapping
 
-_INDEX = re.compile(r"0|[1-9][0-9]*\Z")
+_INDEX = re.compile(r"0|[1-9][0-9]*")
 
 
 class PatchError(ValueError):
@@ -71,7 +71,7 @@ def _index(array: list, token: str, pointer: str, past_end: bool = False) -> int
     """An array index: digits without leading zeros; ``-`` (past the end) where adding."""
     if token == "-" and past_end:
         return len(array)
-    if not _INDEX.match(token):
+    if not _INDEX.fullmatch(token):
         raise PatchError(f"'{token}' at '{pointer}' is not an array index")
     index = int(token)
     limit = len(array) if past_end else len(array) - 1
@@ -102,6 +102,7 @@ def resolve(document: Any, pointer: str) -> Any:
     value = document
     walked = ""
     for token in parse_pointer(pointer):
+        parent = walked
         walked += "/" + token.replace("~", "~0").replace("/", "~1")
         if isinstance(value, dict):
             if token not in value:
@@ -110,7 +111,7 @@ def resolve(document: Any, pointer: str) -> Any:
         elif isinstance(value, list):
             value = value[_index(value, token, walked)]
         else:
-            raise PatchError(f"'{walked}' is {_type_name(value)}, which has no members")
+            raise PatchError(f"'{parent}' is {_type_name(value)}, which has no members")
     return value
 
 
@@ -241,7 +242,7 @@ class _Patcher:
             else:
                 raise PatchError(f"unknown op {op!r}")
         except KeyError as missing:
-            raise PatchError(f"operation {index} ({op!r}) has no {missing}") from None
+            raise PatchError(f"operation {index} ({op!r}) has no {missing.args[0]}") from None
         except PatchError as error:
             raise PatchError(f"operation {index} ('{op}') failed: {error}") from None
 

@@ -176,6 +176,16 @@ def batch_outcomes(first_id: int, count: int, reply: Any) -> List[Any]:
     return outcomes
 
 
+def closes_connection(message: Any) -> bool:
+    """Whether the daemon closes the connection after this reply: a line too long
+    (``org.arbor.LineTooLong``) or too many connections (-32000)."""
+    if not isinstance(message, dict) or not isinstance(message.get("error"), dict):
+        return False
+    error = message["error"]
+    data = error.get("data")
+    return error.get("code") == -32000 or (isinstance(data, dict) and data.get("name") == "org.arbor.LineTooLong")
+
+
 def pending_key_for_other(message: Any, pending: Iterable[Any]) -> Optional[Any]:
     """The call a reply with a ``null`` id answers: the one call waiting when there is
     exactly one (a line too long, a parse error), else none."""
