@@ -88,6 +88,7 @@ test: build python-deps
 	$(call run-tests,.build)
 	@$(MAKE) --no-print-directory template
 	@$(MAKE) --no-print-directory template-must-fail
+	@$(MAKE) --no-print-directory python-client
 
 # Examples/Template, the package a user starts from (Docs/HostingYourOwnTree.md): a package
 # of its own that depends on this checkout by path, built in the main package's .build
@@ -122,6 +123,27 @@ template: prerequisites
 .PHONY: template-must-fail
 template-must-fail: prerequisites
 	TEST_TIMEOUT=$(TEST_TIMEOUT) SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" scripts/template-must-fail.sh
+
+# The Python client (Clients/python, Docs/Scripting.md): first installed with pip into a
+# temporary folder, from a copy of its folder (so that no build files are left in the
+# checkout), to prove that it installs, with the setuptools and wheel already there when
+# there are (else pip fetches them); then its unittest suite, which starts the debug
+# counterfactd and todosd that `make build` leaves in .build/debug, under the same kind of
+# deadline as the main suite's.
+PYTHON_CLIENT_TIMEOUT ?= 600
+.PHONY: python-client
+python-client:
+	@scratch=$$(mktemp -d /tmp/arbor-python-client-XXXXXX) || exit 1; trap 'rm -rf "$$scratch"' EXIT; \
+	cp -R Clients/python "$$scratch/source" && rm -rf "$$scratch/source/build" "$$scratch/source"/*.egg-info || exit 1; \
+	isolation=""; python3 -c "import setuptools, wheel" 2>/dev/null && isolation=--no-build-isolation; \
+	python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-deps $$isolation \
+	  --target "$$scratch/site" "$$scratch/source" || { echo "make: FAILED: Clients/python does not install with pip." >&2; exit 1; }; \
+	PYTHONPATH="$$scratch/site" python3 -c "import arbor_client, sys; assert arbor_client.__file__.startswith(sys.argv[1]), arbor_client.__file__; print('make: arbor_client ' + arbor_client.__version__ + ' installs with pip')" "$$scratch/site" || exit 1
+	@status=0; PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$(CURDIR)/Clients/python:$(PYTHONPATH)" \
+	  timeout --kill-after=30 $(PYTHON_CLIENT_TIMEOUT) python3 -m unittest discover -s Clients/python/tests -v || status=$$?; \
+	if [ $$status -eq 124 ] || [ $$status -eq 137 ]; then \
+	  echo "make: FAILED: the Python client's tests did not finish within $(PYTHON_CLIENT_TIMEOUT) s and were stopped." >&2; \
+	fi; exit $$status
 
 # The whole suite as on a loaded machine: two CPU-bound shell loops run beside it (as many
 # as the 2-core test machines have cores: a build next door, a busy CI runner). BUSY_RUNS
