@@ -45,7 +45,7 @@ class CannotConnect(ClientError, ConnectionError):
         self.reason = reason
         super().__init__(
             f"cannot connect to {path}: {reason}. Is the daemon running? Start it "
-            "(for example `make run`) or pass its socket (socket=..., or $ARBOR_SOCKET)."
+            "(for example `make run`) or give its socket's path (or set $ARBOR_SOCKET)."
         )
 
 
@@ -57,7 +57,7 @@ class SocketNotFound(CannotConnect):
         ClientError.__init__(
             self,
             f"no daemon socket found in {' or '.join(self.directories)}: start one (for "
-            "example `make run`) or pass its socket (socket=..., or $ARBOR_SOCKET)",
+            "example `make run`) or give its socket's path (or set $ARBOR_SOCKET)",
         )
         self.path = ", ".join(self.directories)
         self.reason = "no socket found"
@@ -71,7 +71,7 @@ class SeveralSockets(ClientError):
         self.sockets = list(sockets)
         super().__init__(
             f"several daemons listen in {directory} ({', '.join(self.sockets)}): choose one "
-            "with socket=... or $ARBOR_SOCKET"
+            "by giving its socket's path (or setting $ARBOR_SOCKET)"
         )
 
 

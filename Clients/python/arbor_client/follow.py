@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Generator, List, Optional, Sequence, Tuple
 
-from .errors import ArborError, MalformedReply, PathNotFound, RevisionCompacted, WatchClosed
+from .errors import ArborError, MalformedReply, PatchFailed, PathNotFound, RevisionCompacted, WatchClosed
 from .patch import PatchError, apply_patch, json_equal
-from .errors import PatchFailed
 from .results import Event, Update
 
 Call = Tuple[str, Dict[str, Any]]
