@@ -7,6 +7,7 @@ Every wait has a deadline and says what it waited for.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import signal
@@ -34,6 +35,16 @@ def binary(name: str) -> str:
             f"{name} is not at {path}: build it (swift build --product {name}) or set ARBOR_{name.upper()}"
         )
     return path
+
+
+def _die_with_the_tests() -> None:
+    """In the daemon's process before it runs: SIGKILL when the test process ends
+    (prctl PR_SET_PDEATHSIG), so that a test run stopped by its deadline, or by Ctrl-C,
+    leaves no daemon behind."""
+    try:
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
 
 
 def temporary_directory() -> str:
@@ -87,7 +98,8 @@ class Daemon:
         """Starts the daemon and waits until it accepts a connection."""
         command = [binary(self.name), "--socket", self.socket, "--state-dir", self.state] + self.arguments
         with open(self.log_path, "ab") as log:
-            self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+            self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
+                                            preexec_fn=_die_with_the_tests)
         deadline = time.monotonic() + START_SECONDS
         pause = 0.01
         while True:
