@@ -32,14 +32,16 @@ struct Arborctl: AsyncParsableCommand {
     version: "arborctl \(ArborProtocol.release), protocol \(ArborProtocol.version)",
     subcommands: [
       StatusCommand.self, PingCommand.self, GetCommand.self, CallCommand.self, WatchCommand.self, EventsCommand.self, HistoryCommand.self, AtCommand.self,
-      SnapshotCommand.self, UndoCommand.self, RedoCommand.self, SchemaCommand.self, RPCCommand.self, BenchCommand.self, TopCommand.self,
+      SnapshotCommand.self, UndoCommand.self, RedoCommand.self, SchemaCommand.self, RPCCommand.self, BenchCommand.self, TopCommand.self, VersionCommand.self,
     ])
 
   /// Runs the command; a usage error exits 2 (argument-parser's own code is 64).
   static func main() async {
     StandardOutput.prepare()
     do {
-      var command = try await asyncParseAsRoot(LeadingOptions.moved(Array(CommandLine.arguments.dropFirst())))
+      let arguments = LeadingOptions.moved(Array(CommandLine.arguments.dropFirst()))
+      refuseNegativeRevision(arguments)
+      var command = try await asyncParseAsRoot(arguments)
       Style.use(colorChoice(of: command))
       if var command = command as? any AsyncParsableCommand {
         try await command.run()
@@ -59,6 +61,19 @@ struct Arborctl: AsyncParsableCommand {
 }
 
 extension Arborctl {
+  /// `arborctl at -1 /`: the parser would take `-1` for an option and blame the path;
+  /// the revision is what is wrong, and the message says so.
+  static func refuseNegativeRevision(_ arguments: [String]) {
+    guard arguments.count > 1, arguments[0] == "at", arguments[1].count > 1, arguments[1].first == "-",
+      arguments[1].dropFirst().allSatisfy(\.isNumber)
+    else { return }
+    var standardError = StandardError()
+    print(
+      "\(Style.error("arborctl:")) a revision is a number from 0 up, not \(arguments[1]): `arborctl status` gives the current one (revision) and the oldest kept (journal.oldestRevision)",
+      to: &standardError)
+    Foundation.exit(CommandFailure.Code.usage.rawValue)
+  }
+
   /// The command's `--color`: `auto` for the commands without the shared options.
   static func colorChoice(of command: any ParsableCommand) -> ColorChoice {
     (command as? any ConnectedCommand)?.connection.color.resolved ?? .auto

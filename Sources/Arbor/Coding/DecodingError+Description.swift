@@ -25,7 +25,14 @@ extension DecodingError {
     }
     switch self {
     case .typeMismatch(let type, let context):
-      return (pointer(context.codingPath), "expected \(type); \(context.debugDescription)")
+      // The decoder's sentence ("Expected to decode String but found number instead.")
+      // says the type twice; what was found is the part worth keeping.
+      let said = context.debugDescription
+      if said.hasPrefix("Expected to decode "), let found = said.range(of: " but found "), said.hasSuffix(" instead.") {
+        let what = said[found.upperBound..<said.index(said.endIndex, offsetBy: -" instead.".count)]
+        return (pointer(context.codingPath), "expected \(type), found \(what)")
+      }
+      return (pointer(context.codingPath), "expected \(type); \(said)")
     case .valueNotFound(let type, let context):
       return (pointer(context.codingPath), "expected \(type), found null or nothing")
     case .keyNotFound(let key, let context):

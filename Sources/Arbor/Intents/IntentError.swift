@@ -2,7 +2,7 @@
 ///
 /// ```swift
 /// do { _ = try await dispatcher.call("setCount", on: .path("/counter"), parameters: ["to": "x"]) }
-/// catch { print(error) }   // parameter 'to' of setCount is invalid: expected Int; …
+/// catch { print(error) }   // parameter 'to' of setCount is invalid: expected Int, found a string
 /// ```
 public enum IntentError: Error, Sendable, Hashable, CustomStringConvertible {
   /// No model at the path, or with the id.

@@ -37,6 +37,14 @@ enum ArborErrors {
     return .pathNotFound(cut ?? path, cut: cut != nil)
   }
 
+  /// ``pathNotFound(_:)`` with what is there instead (``PathHint``), in the message and as
+  /// `data.hint`: "nothing in the state at '/counters/9': /counters has 1 element (0)".
+  static func pathNotFound(_ path: JSONPointer, in state: JSONValue) -> RPCError {
+    var error = pathNotFound(path.description)
+    error.addHint(from: path, in: state, unlessCut: ArborErrors.cut(path.description) != nil)
+    return error
+  }
+
   static func permissionDenied(method: String, role: Role?, required: Role) -> RPCError {
     .permissionDenied(method: method, required: required.description, role: role?.description)
   }
@@ -73,5 +81,17 @@ enum ArborErrors {
   static func notForwarded(_ error: StoreError, queued: Bool, store: String) -> RPCError {
     let cause = queued && error.kind == .io ? "timeout" : error.kind.rawValue
     return .notForwarded(cause: cause, reason: error.message, queued: queued, store: store)
+  }
+}
+
+extension RPCError {
+  /// Adds ``PathHint``'s sentence to the message (after a colon) and to `data` as `hint`; nothing for a path that was cut before it was echoed.
+  mutating func addHint(from path: JSONPointer, in state: JSONValue, unlessCut cut: Bool = false) {
+    guard !cut, let hint = PathHint.describe(missing: path, in: state) else { return }
+    message += ": " + hint
+    if case .object(var members)? = data {
+      members["hint"] = .string(hint)
+      data = .object(members)
+    }
   }
 }

@@ -40,7 +40,7 @@ extension RequestHandler {
         let oldest = try await journal.oldestSnapshot() ?? host.revision
         throw ArborErrors.revisionCompacted(since: revision, oldest: oldest, current: host.revision)
       }
-      guard let value = try? path.resolve(in: record.state) else { throw ArborErrors.pathNotFound(path.description) }
+      guard let value = try? path.resolve(in: record.state) else { throw ArborErrors.pathNotFound(path, in: record.state) }
       return Self.encoded(StateAt.Result(revision: revision, value: value, time: record.createdAt.formatted(Self.timeFormat)))
     } catch let error as RPCError {
       return .failure(error)

@@ -177,7 +177,7 @@ final class RequestHandler: Sendable {
       outcome = try host.callSynchronously(call.intent, on: call.target, parameters: call.arguments)
     } catch {
       stats.intentFinished()
-      throw Self.rpcError(error)
+      throw withTargetHint(Self.rpcError(error), call.target)
     }
     // An `async` intent did not run here: `finish` counts it when it does.
     stats.intentFinished(counted: outcome != nil)
@@ -230,8 +230,23 @@ final class RequestHandler: Sendable {
       }
       return .success(outcome.rpcResult.jsonValue)
     } catch {
-      return .failure(Self.rpcError(error))
+      return .failure(withTargetHint(Self.rpcError(error), call.target))
     }
+  }
+
+  /// A target that names no model, with what the state holds there instead
+  /// (``PathHint``): "no model at '/counter/0': did you mean '/counters/0'?".
+  private func withTargetHint(_ error: RPCError, _ target: IntentTarget) -> RPCError {
+    guard error.is(.targetNotFound), case .path(let text) = target, let pointer = try? JSONPointer(text),
+      let (_, state) = try? host.state()
+    else { return error }
+    var error = error
+    if let value = try? pointer.resolve(in: state) {
+      error.message += ": it holds \(value.typeName == "object" ? "an object" : "a " + value.typeName) that is not a model"
+    } else {
+      error.addHint(from: pointer, in: state, unlessCut: ArborErrors.cut(text) != nil)
+    }
+    return error
   }
 
   /// Handles a request to its end, suspending for an `async` intent.
@@ -263,7 +278,7 @@ final class RequestHandler: Sendable {
   private func stateGet(_ get: StateGet.Params, _ params: RequestParams) throws(RPCError) -> StateGet.Result {
     let path = try params.pointer(get.path)
     let (revision, state) = try readState()
-    guard let value = try? path.resolve(in: state) else { throw ArborErrors.pathNotFound(path.description) }
+    guard let value = try? path.resolve(in: state) else { throw ArborErrors.pathNotFound(path, in: state) }
     return StateGet.Result(revision: revision, value: value)
   }
 
@@ -367,7 +382,11 @@ extension IntentError {
     case .unknownTarget(let target):
       return .targetNotFound(target, message: description)
     case .unknownIntent(let intent, let modelType, let available):
-      return .intentNotFound(intent, modelType: modelType, available: available, message: description)
+      var message = description
+      if let meant = NameSuggestion.closest(to: intent, among: available) {
+        message = "\(modelType) has no intent '\(intent)': did you mean '\(meant)'? (it has \(available.joined(separator: ", ")))"
+      }
+      return .intentNotFound(intent, modelType: modelType, available: available, message: message)
     case .parametersNotAnObject(let intent, _):
       return .invalidIntentParameter(intent: intent, message: description)
     case .unknownParameter(let intent, let parameter, let accepted):

@@ -69,10 +69,17 @@ extension RPCError {
     RPCError(code: -32600, message: "Invalid Request: \(detail)")
   }
 
-  /// -32601: no such method; `data.available` lists the methods there are.
+  /// -32601: no such method; `data.available` lists the methods there are, and the
+  /// message names the one probably meant (``NameSuggestion``).
+  ///
+  /// ```swift
+  /// RPCError.methodNotFound("state.gett", available: ["state.get"]).message
+  /// // Method not found: state.gett (did you mean state.get?)
+  /// ```
   public static func methodNotFound(_ method: String, available: [String] = []) -> RPCError {
-    RPCError(
-      code: -32601, message: "Method not found: \(method)",
+    let meant = NameSuggestion.closest(to: method, among: available).map { " (did you mean \($0)?)" } ?? ""
+    return RPCError(
+      code: -32601, message: "Method not found: \(method)\(meant)",
       data: available.isEmpty ? nil : ["available": .array(available.map(JSONValue.string))])
   }
 

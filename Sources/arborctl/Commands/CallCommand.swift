@@ -9,7 +9,9 @@ struct CallCommand: AsyncParsableCommand {
     commandName: "call", abstract: "Call an intent of the model at a path (/ for the root).",
     discussion: "Each key=value is a parameter: the value is read as JSON when it is JSON (3, true, [1,2], \"text\"), else as a string.")
 
-  @Argument(help: "The model: a JSON Pointer such as /counters/0/counter, or / for the root.", completion: .custom(Completions.targets))
+  @Argument(
+    help: "The model: a JSON Pointer such as /counters/0/counter, or / for the root.", completion: .custom(Completions.targets),
+    transform: CommandLinePath.wire)
   var target: String
 
   @Argument(help: "The intent's name.", completion: .custom(Completions.intents))
@@ -50,7 +52,7 @@ struct CallCommand: AsyncParsableCommand {
     do {
       let arguments = try parameterObject()
       var request: [String: JSONValue] = [
-        "target": .string(target == "/" ? "" : target), "intent": .string(intent), "params": arguments,
+        "target": .string(target), "intent": .string(intent), "params": arguments,
       ]
       if settled { request["wait"] = "settled" }
       let body = JSONValue.object(request)
@@ -81,7 +83,11 @@ struct CallCommand: AsyncParsableCommand {
       let intents = document["components"]?["x-intents"]?.objectValue
     else { return text }
     let parameter = error.data?["parameter"]?.stringValue
-    for type in intents.keys.sorted() {
+    // Another model's intent of the same name that has no such parameter is not the one
+    // called: its signature would only mislead (unless none has it: an unknown parameter).
+    let types = intents.keys.sorted().filter { intents[$0]?[intent]?["params"] != nil }
+    let having = types.filter { type in parameter.map { intents[type]?[intent]?["params"]?["properties"]?[$0] != nil } ?? true }
+    for type in having.isEmpty ? types : having {
       guard let params = intents[type]?[intent]?["params"] else { continue }
       // What the parameter must be: its type, or the values an enum allows; nothing when
       // its schema accepts anything.

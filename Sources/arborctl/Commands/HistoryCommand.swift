@@ -49,7 +49,14 @@ struct HistoryCommand: AsyncParsableCommand {
           guard let following = page["next"]?.intValue, !changes.isEmpty else { break }
           next = UInt64(following)
         }
-        if shown == 0 && printer.format == .text && !printer.quiet { print(Style.dim("no revisions after \(since.map(String.init) ?? "the oldest kept")")) }
+        if shown == 0, let since, !printer.quiet, let current = try? await connection.call(.status)["revision"]?.intValue, since > current {
+          // Not an error (a script may ask for what came after a revision it holds), but
+          // a revision from the future is worth a word where people look.
+          var standardError = StandardError()
+          print("arborctl: the tree is at revision \(current): nothing comes after \(since) yet", to: &standardError)
+        } else if shown == 0 && printer.format == .text && !printer.quiet {
+          print(Style.dim("no revisions after \(since.map(String.init) ?? "the oldest kept")"))
+        }
       }
     } catch let failure as CommandFailure {
       throw Arborctl.fail(failure, json: stream.printsErrorsAsJSON(json: connection.json))

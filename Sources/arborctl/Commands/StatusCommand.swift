@@ -15,10 +15,22 @@ struct StatusCommand: AsyncParsableCommand {
       guard case .object(let members) = status else { return Output.pretty(status) }
       var rows: [(String, String)] = []
       for key in ["name", "root", "version", "pid", "revision", "uptime", "clients", "subscriptions", "intentsPerSecond", "intentsInFlight", "http"] {
-        if let value = members[key] { rows.append((key, Output.text(value))) }
+        guard let value = members[key] else { continue }
+        // On a terminal, for people: the uptime in its units (JSON keeps seconds).
+        if key == "uptime", let seconds = value.doubleValue {
+          rows.append((key, HumanUnits.duration(seconds: seconds)))
+        } else {
+          rows.append((key, Output.text(value)))
+        }
       }
       if case .object(let journal)? = members["journal"] {
-        for key in journal.keys.sorted() { rows.append(("journal.\(key)", Output.text(journal[key]!))) }
+        for key in journal.keys.sorted() {
+          if key == "bytes", let bytes = journal[key]?.doubleValue {
+            rows.append(("journal.bytes", HumanUnits.bytes(bytes)))
+          } else {
+            rows.append(("journal.\(key)", Output.text(journal[key]!)))
+          }
+        }
       }
       Output.table(rows)
     } catch let failure as CommandFailure {

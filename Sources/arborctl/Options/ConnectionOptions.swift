@@ -20,7 +20,7 @@ struct ConnectionOptions: ParsableArguments {
     ))
   var socket: [String] = []
 
-  @Option(help: "Seconds to wait for the daemon before giving up, exit 4 (default: 10).")
+  @Option(help: "Seconds to wait for the daemon before giving up, exit 4 (default: 10); a daemon that is starting is waited for within it.")
   var timeout: Double?
 
   @Flag(help: "Print one compact JSON object per line (the default when standard output is not a terminal).")
@@ -58,10 +58,7 @@ struct ConnectionOptions: ParsableArguments {
     if let socket = ProcessInfo.processInfo.environment["ARBOR_SOCKET"]?.split(separator: ":").first, !socket.isEmpty {
       return String(socket)
     }
-    let uid = getuid()
-    var directories: [String] = []
-    if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { directories.append(runtime + "/arbor") }
-    directories.append(uid == 0 ? "/run/arbor" : "/tmp/arbor-\(uid)")
+    let directories = defaultFolders()
     for directory in directories {
       let sockets = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".sock") }.sorted()
       if sockets.count == 1 { return directory + "/" + sockets[0] }
@@ -75,14 +72,30 @@ struct ConnectionOptions: ParsableArguments {
       "no daemon socket found in \(directories.joined(separator: " or ")): start one (for example `make run`) or pass its socket with --socket or $ARBOR_SOCKET")
   }
 
+  /// The folders a daemon puts its socket in by default, searched in this order:
+  /// `$XDG_RUNTIME_DIR/arbor` when set, then `/run/arbor` for root or `/tmp/arbor-UID`.
+  static func defaultFolders() -> [String] {
+    let uid = getuid()
+    var directories: [String] = []
+    if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { directories.append(runtime + "/arbor") }
+    directories.append(uid == 0 ? "/run/arbor" : "/tmp/arbor-\(uid)")
+    return directories
+  }
+
   /// Whether to print JSON lines rather than text.
   var printsJSON: Bool { json || isatty(STDOUT_FILENO) == 0 }
 
   /// Connects, runs `body`, and turns every failure into the exit code it stands for.
+  ///
+  /// A daemon being started or restarted is waited for, within `--timeout`: its socket
+  /// may be missing (from a folder that exists) or left by the process that stopped
+  /// (nothing listens yet). See ``SocketWait``.
   func withConnection<T: Sendable>(_ body: @escaping @Sendable (ArborConnection) async throws -> T) async throws -> T {
-    let paths = try socketPaths()
+    let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+    let explicit = !socket.isEmpty || !(ProcessInfo.processInfo.environment["ARBOR_SOCKET"] ?? "").isEmpty
+    let paths = explicit ? try socketPaths() : try await SocketWait.discovered(until: deadline)
     return try await withTimeout(path: paths.joined(separator: ", ")) {
-      let connection = try await ArborClient(socketPaths: paths).connect()
+      let connection = try await SocketWait.connect(to: paths, until: deadline)
       defer { connection.close() }
       return try await body(connection)
     }

@@ -48,10 +48,11 @@ struct CommandFailure: Error, CustomStringConvertible {
 
   /// Why nothing answers at `path`, said from what is there, and what to do.
   static func cannotConnect(to path: String) -> String {
-    let start = "Start the daemon (for example `make run`), or pass its socket with --socket or $ARBOR_SOCKET."
+    let daemon = daemonName(of: path)
+    let start = "Start \(daemon.map { "`\($0)`" } ?? "the daemon")\(daemon == "counterfactd" ? " (in Arbor's checkout: `make run`)" : ""), or pass its socket with --socket or $ARBOR_SOCKET."
     var info = stat()
     guard lstat(path, &info) == 0 else {
-      return "cannot connect to \(path): there is no such file. Is the daemon running? \(start)"
+      return "cannot connect to \(path): there is no such file. Is \(daemon ?? "the daemon") running? \(start)"
     }
     switch info.st_mode & S_IFMT {
     case S_IFDIR:
@@ -65,15 +66,24 @@ struct CommandFailure: Error, CustomStringConvertible {
     }
   }
 
-  /// The daemon's message, with what to do when the error says it.
+  /// The daemon a socket belongs to, from its name (`todosd.sock` is `todosd`'s: the
+  /// daemons name their sockets after themselves); nil for a name that says nothing.
+  static func daemonName(of path: String) -> String? {
+    let file = (path as NSString).lastPathComponent
+    guard file.hasSuffix(".sock") else { return nil }
+    let name = String(file.dropLast(5))
+    guard name.count > 1, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else { return nil }
+    return name
+  }
+
+  /// The daemon's message as a person reads it: without JSON-RPC's own words for the
+  /// kind of error ("Invalid params:", "Method not found:"), which the exit code and
+  /// `--json` already carry.
   static func friendly(_ error: RPCError) -> String {
     var text = error.message
-    if error.is(.intentNotFound), case .object(let details)? = error.data, case .array(let intents)? = details["available"] {
-      let names = intents.compactMap { value -> String? in
-        if case .string(let name) = value { return name }
-        return nil
-      }
-      text += "\n  intents of this model: \(names.joined(separator: ", "))"
+    for prefix in ["Invalid params: ", "Method not found: ", "Invalid Request: ", "Internal error: "] where text.hasPrefix(prefix) {
+      text.removeFirst(prefix.count)
+      if prefix == "Method not found: " { text = "no method \(text)" }
     }
     return text
   }

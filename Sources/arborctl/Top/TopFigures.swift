@@ -81,13 +81,15 @@ struct TopFigures: Sendable {
   /// The screen on a terminal.
   var lines: [String] {
     func format(_ value: Double?, _ digits: Int = 1) -> String { value.map { String(format: "%.\(digits)f", $0) } ?? "—" }
+    // A latency that has no sample in the interval is "no transactions", not "— ms".
+    let transaction = transactionP99.map { "transaction p99 \(format($0, 2)) ms" } ?? "no transactions"
     var lines = [
-      "\(name)  revision \(Int(revision))  \(Int(connections)) connections  \(Int(watches)) watches"
+      "\(name)  revision \(Int(revision))  \(HumanUnits.count(Int(connections), "connection"))  \(HumanUnits.count(Int(watches), "watch", plural: "watches"))"
         + (writesRefused ? "  WRITES REFUSED" : ""),
       "intents \(format(intentsPerSecond))/s  requests \(format(requestsPerSecond))/s",
-      "journal: written \(Int(journalWrittenRevision)), lag \(Int(journalLag)), \(format(journalBytes / 1_048_576)) MiB, "
-        + "transaction p99 \(format(transactionP99, 2)) ms, \(Int(snapshots)) snapshots",
-      "watches: \(Int(resyncs)) resyncs, \(Int(closedWatches)) closed for falling behind",
+      "journal: written \(Int(journalWrittenRevision)), lag \(Int(journalLag)), \(HumanUnits.bytes(journalBytes)), "
+        + "\(transaction), \(HumanUnits.count(Int(snapshots), "snapshot"))",
+      "watches: \(HumanUnits.count(Int(resyncs), "resync")), \(Int(closedWatches)) closed for falling behind",
       "",
       row("METHOD", ["REQ/S", "ERR/S", "P50 ms", "P99 ms"]),
     ]

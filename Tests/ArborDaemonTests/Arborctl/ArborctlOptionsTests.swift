@@ -43,12 +43,12 @@ import Testing
     let directory = try DaemonHarness.temporaryDirectory()
     _ = FileManager.default.createFile(atPath: directory + "/plain", contents: Data())
     let cases: [(String, String)] = [
-      (directory + "/missing.sock", "there is no such file. Is the daemon running?"),
+      (directory + "/thermostatd.sock", "there is no such file. Is thermostatd running?"),
       (directory, "it is a directory, not a socket"),
       (directory + "/plain", "it is not a socket"),
     ]
     for (path, says) in cases {
-      let outcome = try await ArborctlTests.arborctl(["status", "--socket", path], socket: nil)
+      let outcome = try await ArborctlTests.arborctl(["status", "--socket", path, "--timeout", "0.5"], socket: nil)
       #expect(outcome.status == .exited(3))
       #expect(outcome.error.contains("cannot connect to \(path): \(says)"), "\(outcome.error)")
       #expect(!outcome.error.contains("errno") && !outcome.error.contains("descriptor:"), "internals in: \(outcome.error)")

@@ -384,7 +384,7 @@ import Testing
       #expect(page.split(separator: "\n").contains { $0.hasPrefix(".It Fl") && $0.contains(" -\(option.dropFirst(2))") }, "the manual has \(option)")
     }
     for text in [
-      "Seconds to wait for the daemon before giving up, exit 4 (default: 10).", "never (default: auto)", "(default: text on a terminal, json when piped)",
+      "Seconds to wait for the daemon before giving up, exit 4 (default: 10);", "never (default: auto)", "(default: text on a terminal, json when piped)",
       "Show at most this many revisions (default: 100).", "How many pings (default: 1).", "(default: 50)", "(default: 100000)", "(default: no limit)",
       "Only what fits the terminal's height is drawn",
     ] {

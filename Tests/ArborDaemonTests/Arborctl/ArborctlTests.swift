@@ -116,7 +116,8 @@ import Testing
       let unknown = try await Self.arborctl(["call", "/counters/0/counter", "explode"], socket: daemon.socket)
       #expect(unknown.status == .exited(1))
       #expect(unknown.error.contains("CounterModel has no intent 'explode'"), "\(unknown.error)")
-      #expect(unknown.error.contains("intents of this model: incrementTapped, decrementTapped"), "\(unknown.error)")
+      #expect(unknown.error.contains("(it has incrementTapped, decrementTapped"), "\(unknown.error)")
+      #expect(unknown.error.components(separatedBy: "incrementTapped").count == 2, "the intents are listed once: \(unknown.error)")
       let json = try await Self.arborctl(["call", "/counters/0/counter", "explode", "--json"], socket: daemon.socket)
       #expect(json.status == .exited(1))
       #expect((try? JSONValue(parsing: json.error))?["data"]?["name"] == "org.arbor.IntentNotFound", "\(json.error)")
@@ -131,11 +132,12 @@ import Testing
     #expect(badParams.status == .exited(2))
     #expect(badParams.error.contains("--params must be a JSON object"), "\(badParams.error)")
 
+    // A socket that may still appear (its folder exists) is waited for within --timeout.
     let directory = try DaemonHarness.temporaryDirectory()
-    let missing = try await Self.arborctl(["status"], socket: directory + "/none.sock")
+    let missing = try await Self.arborctl(["status", "--timeout", "0.5"], socket: directory + "/counterfactd.sock")
     #expect(missing.status == .exited(3))
-    #expect(missing.error.contains("cannot connect to \(directory)/none.sock"), "\(missing.error)")
-    #expect(missing.error.contains("make run"))
+    #expect(missing.error.contains("cannot connect to \(directory)/counterfactd.sock"), "\(missing.error)")
+    #expect(missing.error.contains("Is counterfactd running?") && missing.error.contains("make run"), "\(missing.error)")
   }
 
   @Test func aDaemonThatDoesNotAnswerInTimeIsFour() async throws {

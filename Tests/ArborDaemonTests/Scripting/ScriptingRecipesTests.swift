@@ -67,7 +67,8 @@ import Testing
 
   @Test func countersReportExitsWithArborctlsCodeWhenNoDaemonListens() async throws {
     let directory = try DaemonHarness.temporaryDirectory()
-    let report = try await Self.run("bash", [Self.recipe("counters-report.sh")], socket: directory + "/none.sock")
+    // A folder that does not exist: arborctl does not wait for a daemon to start there.
+    let report = try await Self.run("bash", [Self.recipe("counters-report.sh")], socket: directory + "/gone/none.sock")
     #expect(report.status == .exited(3), "\(report.output)\(report.error)")
     #expect(report.error.contains("no daemon to talk to (arborctl exited 3)"), "\(report.error)")
     #expect(report.output.isEmpty, "\(report.output)")
