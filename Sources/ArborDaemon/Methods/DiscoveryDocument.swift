@@ -14,13 +14,25 @@ struct DiscoveryDocument: Sendable {
     var definitions = JSONSchemaDefinitions()
     var intents: [String: [String: OpenRPCDocument.IntentSchemas]] = [:]
     var events: [String: JSONSchema] = [:]
+    var gathered: [String: [IntentSchema]] = [:]
     for type in host.modelTypes {
       let schemas = type.intentSchemas(in: &definitions)
-      if !schemas.isEmpty {
-        intents[type._$typeName] = Dictionary(
-          schemas.map { ($0.name, OpenRPCDocument.IntentSchemas(params: $0.parameters, result: $0.result)) }, uniquingKeysWith: { _, last in last })
-      }
+      if !schemas.isEmpty { gathered[type._$typeName] = schemas }
       if let event = type.eventSchema { events[type._$typeName] = event }
+    }
+    // The named types of parameters and results (a struct an intent returns, an enum it
+    // takes) are written out in place: each intent's schemas stand alone, as the methods'
+    // do, with no `$ref` to a `$defs` the document does not have.
+    let named = definitions.definitions.mapValues(\.value)
+    for (type, schemas) in gathered {
+      intents[type] = Dictionary(
+        schemas.map { schema in
+          (
+            schema.name,
+            OpenRPCDocument.IntentSchemas(
+              params: JSONSchema(Self.inline(schema.parameters.value, named)), result: JSONSchema(Self.inline(schema.result.value, named)))
+          )
+        }, uniquingKeysWith: { _, last in last })
     }
     let openRPC = OpenRPCDocument(
       openrpc: "1.3.2", info: .init(title: name, version: ArborDaemonVersion.current), methods: Method.allCases.map(Self.describe),
@@ -59,9 +71,10 @@ struct DiscoveryDocument: Sendable {
   }
 
   /// `schema` with each `{"$ref": "#/$defs/Name"}` replaced by that definition (with the
-  /// reference's own annotations kept). The protocol's types are not recursive.
+  /// reference's own annotations kept). The protocol's types are not recursive; a user's
+  /// type may be: past 32 levels, a value is described as any JSON, never as a `$ref`.
   static func inline(_ schema: JSONValue, _ definitions: [String: JSONValue], depth: Int = 0) -> JSONValue {
-    guard depth < 32 else { return schema }
+    guard depth < 32 else { return ["description": "nested deeper than this document describes"] }
     switch schema {
     case .object(var members):
       if case .string(let reference)? = members["$ref"], reference.hasPrefix("#/$defs/"),

@@ -117,6 +117,41 @@ import Testing
     }
   }
 
+  /// Each intent's parameters and result stand alone: no `$ref` in `x-intents` or
+  /// `x-events` (a struct an intent returns, an enum it takes, are written out in place),
+  /// and every `$ref` of the state's schema names a definition it carries.
+  @Test(arguments: ["counterfactd", "todosd"])
+  func everyReferenceResolvesInTheDocument(daemonName: String) async throws {
+    let binary = daemonName == "todosd" ? TodosCalls.todosd() : DaemonHarness.binary()
+    try await withDaemon(binary: binary) { daemon, _ in
+      let document = try await daemon.connect().call("rpc.discover")
+      for part in ["x-intents", "x-events"] {
+        let references = Self.references(in: document["components"]?[part] ?? .null)
+        #expect(references.isEmpty, "\(daemonName): \(part) refers to \(references.sorted())")
+      }
+      let state = document["components"]?["schemas"]?["State"] ?? .null
+      let defined = Set(state["$defs"]?.objectValue?.keys.map { "#/$defs/" + $0 } ?? [])
+      let dangling = Self.references(in: state).subtracting(defined)
+      #expect(dangling.isEmpty, "\(daemonName): the state's schema refers to \(dangling.sorted()), which it does not define")
+      if daemonName == "todosd" {
+        let summary = document["components"]?["x-intents"]?["TodoListModel"]?["summary"]?["result"]
+        #expect(summary?["properties"]?["remaining"]?["type"] == "integer", "TodoSummary written out: \(summary ?? .null)")
+      }
+    }
+  }
+
+  /// Every `$ref` string inside `value`.
+  static func references(in value: JSONValue) -> Set<String> {
+    switch value {
+    case .object(let members):
+      var found = Set(members.values.flatMap { references(in: $0) })
+      if case .string(let reference)? = members["$ref"] { found.insert(reference) }
+      return found
+    case .array(let items): return Set(items.flatMap { references(in: $0) })
+    default: return []
+    }
+  }
+
   @Test func theValidatorCatchesAReplyThatDoesNotMatch() async throws {
     let failures = try await Self.validate([
       ("a reply without its revision", ["type": "object", "required": ["revision"]], ["value": 1]),
