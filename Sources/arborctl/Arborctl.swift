@@ -15,17 +15,40 @@ struct Arborctl: AsyncParsableCommand {
     commandName: "arborctl",
     abstract: "Talk to an Arbor daemon over its Unix socket.",
     discussion: """
-      Output is aligned text on a terminal, and one JSON object per line when standard output is not a terminal or with --json. \
-      watch, events and history also print YAML or text anywhere (--output), with the time each update came (--timestamps), or nothing but errors (-q). \
-      Colour follows --color (default auto: on a terminal, unless $NO_COLOR is set or $TERM is dumb). \
-      --socket, --timeout, --json, --color, --output, --timestamps and -q may come before the command too.
+      Output is aligned text on a terminal, and one JSON object per line when standard output is not a terminal or with --json; \
+      -o/--output json|yaml|text chooses (get, status, schema, version, watch, events, history). \
+      watch, events and history add the time each update came (--timestamps), or print nothing but errors (-q). \
+      Colour follows --color (default auto: on a terminal, unless $NO_COLOR is set or $TERM is dumb).
+
+      Options of every command (they may come before the command too):
+        --socket <socket>   the daemon's socket (default: $ARBOR_SOCKET, else the
+                            only socket in the daemons' default folder)
+        --timeout <seconds> how long to wait for the daemon, also while it starts
+                            (default: 10)
+        --json, -o <format> the output format; --color <when>; --timestamps; -q
+
+      Examples:
+        arborctl status
+        arborctl get /counters/0/counter/count
+        arborctl call /counters/0/counter incrementTapped
+        arborctl call / removeButtonTapped id='"72c769dae94f5354"'
+        arborctl watch /counters -o yaml
+        arborctl history --since 10 | jq .intent
+        arborctl schema incrementTapped
 
       Exit codes (the same for every command):
         0  ok; also when the reader of a pipe goes away (arborctl history | head -1)
-        1  the daemon answered with an error (an unknown intent or path, nothing to undo, a refused snapshot) or a reply that could not be used; standard output could not be written
-        2  usage: a missing or mistyped argument, option or value (--output xml, --color sometimes); a snapshot file that cannot be read, is not JSON or cannot be written
-        3  cannot connect: nothing listens on the socket, or it is not one; a watch or events with --no-reconnect, or top, whose daemon went away
-        4  timeout: no answer within --timeout (watch and events: no first value or subscription within it; top: to each sample)
+        1  the daemon answered with an error (an unknown intent or path, nothing
+           to undo, a refused snapshot) or a reply that could not be used;
+           standard output could not be written
+        2  usage: a missing or mistyped argument, option or value (--output xml,
+           --color sometimes); a snapshot file that cannot be read, is not JSON
+           or cannot be written
+        3  cannot connect: nothing listens on the socket (within --timeout), or it
+           is not one; a watch or events with --no-reconnect, or top, whose
+           daemon went away
+        4  timeout: no answer within --timeout (watch and events: no first value
+           or subscription within it; top: to each sample)
         5  permission denied: the socket's mode, or the daemon's role check
         130  stopped by Ctrl-C (SIGINT), as a shell reports it
       """,

@@ -10,17 +10,20 @@ struct GetCommand: AsyncParsableCommand {
   var path: String = ""
 
   @OptionGroup var connection: ConnectionOptions
+  @OptionGroup var printing: PrintOptions
+
+  func validate() throws { try printing.check(json: connection.json) }
 
   func run() async throws {
     let path = self.path
     do {
       let reply = try await connection.withConnection { try await $0.call(.stateGet, ["path": .string(path)]) }
-      if connection.printsJSON { return Output.json(reply) }
+      if printing.printedAsData(reply, json: connection.json) { return }
       guard case .object(let members) = reply else { return Output.pretty(reply) }
       print("revision \(Output.text(members["revision"] ?? .null))")
       Output.pretty(members["value"] ?? .null)
     } catch let failure as CommandFailure {
-      throw Arborctl.fail(failure, json: connection.json)
+      throw Arborctl.fail(failure, json: connection.json || printing.output == .json)
     }
   }
 }

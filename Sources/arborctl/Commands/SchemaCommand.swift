@@ -15,13 +15,16 @@ struct SchemaCommand: AsyncParsableCommand {
   var intent: String?
 
   @OptionGroup var connection: ConnectionOptions
+  @OptionGroup var printing: PrintOptions
+
+  func validate() throws { try printing.check(json: connection.json) }
 
   func run() async throws {
     do {
       let document = try await connection.withConnection { try await $0.call(.discover) }
       let intents = document["components"]?["x-intents"]?.objectValue ?? [:]
       guard let intent else {
-        if connection.printsJSON { return Output.json(document) }
+        if printing.printedAsData(document, json: connection.json) { return }
         return Self.printOverview(document)
       }
       let owners = intents.keys.sorted().filter { intents[$0]?[intent] != nil }
@@ -31,10 +34,8 @@ struct SchemaCommand: AsyncParsableCommand {
       }
       for owner in owners {
         let entry = intents[owner]![intent]!
-        if connection.printsJSON {
-          Output.json(["modelType": .string(owner), "intent": .string(intent), "params": entry["params"] ?? [:], "result": entry["result"] ?? [:]])
-          continue
-        }
+        let record: JSONValue = ["modelType": .string(owner), "intent": .string(intent), "params": entry["params"] ?? [:], "result": entry["result"] ?? [:]]
+        if printing.printedAsData(record, json: connection.json) { continue }
         print(Style.name("\(owner).\(intent)"))
         let parameters = SchemaText.parameters(entry["params"] ?? [:])
         if parameters.isEmpty { print("  " + Style.dim("no parameters")) }

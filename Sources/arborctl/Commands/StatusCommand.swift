@@ -7,11 +7,14 @@ struct StatusCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(commandName: "status", abstract: "Show the daemon's status.")
 
   @OptionGroup var connection: ConnectionOptions
+  @OptionGroup var printing: PrintOptions
+
+  func validate() throws { try printing.check(json: connection.json) }
 
   func run() async throws {
     do {
       let status = try await connection.withConnection { try await $0.call(.status) }
-      if connection.printsJSON { return Output.json(status) }
+      if printing.printedAsData(status, json: connection.json) { return }
       guard case .object(let members) = status else { return Output.pretty(status) }
       var rows: [(String, String)] = []
       for key in ["name", "root", "version", "pid", "revision", "uptime", "clients", "subscriptions", "intentsPerSecond", "intentsInFlight", "http"] {
@@ -34,7 +37,7 @@ struct StatusCommand: AsyncParsableCommand {
       }
       Output.table(rows)
     } catch let failure as CommandFailure {
-      throw Arborctl.fail(failure, json: connection.json)
+      throw Arborctl.fail(failure, json: connection.json || printing.output == .json)
     }
   }
 }

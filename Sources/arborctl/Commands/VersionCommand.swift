@@ -18,6 +18,9 @@ struct VersionCommand: AsyncParsableCommand {
     discussion: "Does not wait for a daemon that is starting: without one, only arborctl's line is printed (and the reason on standard error), exit 0.")
 
   @OptionGroup var connection: ConnectionOptions
+  @OptionGroup var printing: PrintOptions
+
+  func validate() throws { try printing.check(json: connection.json) }
 
   func run() async throws {
     var client: [String: JSONValue] = ["name": "arborctl", "version": .string(ArborProtocol.release), "protocol": .int(Int64(ArborProtocol.version))]
@@ -40,7 +43,7 @@ struct VersionCommand: AsyncParsableCommand {
       var standardError = StandardError()
       print("arborctl: no daemon's version: \(failure.message)", to: &standardError)
     }
-    if connection.printsJSON { return Output.json(.object(client)) }
+    if printing.printedAsData(.object(client), json: connection.json) { return }
     print("arborctl \(ArborProtocol.release), protocol \(ArborProtocol.version)")
     if let daemonLine { print(daemonLine) }
   }

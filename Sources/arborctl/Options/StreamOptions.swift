@@ -9,6 +9,7 @@ import ArgumentParser
 /// ```
 struct StreamOptions: ParsableArguments {
   @Option(
+    name: [.short, .long],
     help: ArgumentHelp(
       "The format: json (one object per line, as --json), text (for people), yaml (one document per object, each after ---) (default: text on a terminal, json when piped).",
       valueName: "format"))

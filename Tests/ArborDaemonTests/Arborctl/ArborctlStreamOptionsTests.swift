@@ -342,7 +342,7 @@ import Testing
       (["status", "--color", "sometimes"], ["'sometimes'", "--color", "auto", "always", "never"]),
       (["--color=sometimes", "history"], ["'sometimes'", "--color", "auto", "always", "never"]),
       (["history", "--json", "--output", "yaml"], ["--json is --output json: it cannot go with --output yaml"]),
-      (["status", "--output", "yaml"], ["--output"]),
+      (["status", "--output", "xml"], ["'xml'", "--output"]),
       (["status", "--timeout", "0"], ["--timeout must be a number of seconds above 0"]),
     ] {
       let outcome = try await Self.arborctl(arguments, socket: "/tmp/nothing.sock")
