@@ -100,9 +100,20 @@ private final class StateFollower {
   }
 
   /// A watch from the last revision delivered; a fresh one (delivered as a resync) when
-  /// the daemon no longer has that revision or never had it.
+  /// the daemon no longer has that revision, never had it, or has another revision under
+  /// its number.
+  ///
+  /// A daemon that stopped before its last revisions reached the journal (`kill -9` under
+  /// `--fsync batch` or `off`) starts again from the last one kept and numbers its next
+  /// commits as the lost ones were numbered: `since` would then name a revision the daemon
+  /// holds, but not the one this watch saw, and the patches after it would not reproduce
+  /// the state. So the value at `revision` is read back first (`state.at`) and compared
+  /// with the one held: equal, the patches apply to it whatever happened to the history;
+  /// different, the watch starts again from the daemon's value.
   private func resume(on connection: ArborConnection, from revision: UInt64) async throws(ArborClientError) -> Int64? {
     do {
+      let kept = try await connection.call(StateAt.self, .init(revision: revision, path: path)).value
+      guard kept == value else { return try await start(on: connection, kind: .resync) }
       return Int64(try await connection.call(StateWatchMethod.self, .init(path: path, since: revision)).subscription)
     } catch .daemon(let error) where error.is(.revisionCompacted) || error.code == -32602 || error.is(.pathNotFound) {
       return try await start(on: connection, kind: .resync)

@@ -152,6 +152,55 @@ import Testing
     }
   }
 
+  /// A daemon that lost its last revisions (killed before they reached the journal) numbers
+  /// its next commits as the lost ones were numbered: a watch that saw the lost ones must
+  /// not take the new ones' patches as following its value. Made deterministic here by
+  /// putting back a copy of the state directory taken before the revisions that are "lost".
+  @Test func aWatchWhoseLastRevisionsWereReplacedUnderTheSameNumbersGetsAResync() async throws {
+    let directory = try DaemonHarness.temporaryDirectory()
+    let client = ArborClient(socketPath: directory + "/d.sock", reconnect: .init(initialDelay: .milliseconds(20), giveUpAfter: .seconds(60)))
+    try await withDaemon(directory: directory) { daemon, _ in
+      let driver = try await daemon.connect()
+      try await driver.call("intent.call", ["intent": "addButtonTapped"])
+      try await driver.call("intent.call", Self.increment)
+    }
+    // What the journal holds at revision 2 (count 1), kept aside while the daemon is stopped.
+    try FileManager.default.copyItem(atPath: directory + "/state", toPath: directory + "/state-at-2")
+    let (updates, _) = try await withDaemon(directory: directory) { daemon, execution in
+      let updates = DeadlineIterator(client.watch("/counters/0/counter/count"))
+      #expect(try await updates.next("the first value").value == 1)
+      let driver = try await daemon.connect()
+      for _ in 0..<3 { try await driver.call("intent.call", Self.increment) }
+      let seen = try await updates.next("revision 3").revision
+      #expect(seen == 3)
+      for revision in 4...5 { #expect(try await updates.next("revision \(revision)").revision == UInt64(revision)) }
+      try execution.send(signal: .kill)
+      return updates
+    }
+    // Revisions 3 to 5 (count 2, 3, 4) are lost: the daemon starts again at revision 2 and
+    // commits other revisions 3 to 5 (count 0, -1, -2) before the watch comes back (on a
+    // socket of its own, so that the watch cannot reconnect before they are made).
+    let elsewhere = try DaemonHarness.temporaryDirectory()
+    try FileManager.default.removeItem(atPath: directory + "/state")
+    try FileManager.default.moveItem(atPath: directory + "/state-at-2", toPath: elsewhere + "/state")
+    try await withDaemon(directory: elsewhere) { daemon, _ in
+      let driver = try await daemon.connect()
+      for _ in 0..<3 { try await driver.call("intent.call", ["target": "/counters/0/counter", "intent": "decrementTapped"]) }
+    }
+    try FileManager.default.moveItem(atPath: elsewhere + "/state", toPath: directory + "/state")
+    try await withDaemon(directory: directory) { daemon, _ in
+      let update = try await updates.next("the watch's first update after the restart")
+      #expect(update.kind == .resync && update.revision == 5, "\(update)")
+      #expect(update.value == -2, "the watch holds the daemon's value after the restart, not the lost one: \(update)")
+      let driver = try await daemon.connect()
+      try await driver.call("intent.call", Self.increment)
+      let next = try await updates.next("revision 6")
+      #expect(next.revision == 6 && next.value == -1, "\(next)")
+      let state = try await driver.call("state.get", ["path": "/counters/0/counter/count"])
+      #expect(state["value"] == next.value)
+    }
+  }
+
   @Test func aWatchFromAPastRevisionStartsWithTheValueThen() async throws {
     try await withDaemon { daemon, _ in
       let driver = try await daemon.connect()
