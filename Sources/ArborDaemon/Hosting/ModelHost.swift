@@ -42,6 +42,8 @@ final class ModelHost<Root: Model>: TreeHost {
 
   func state() throws -> (revision: UInt64, value: JSONValue) { try anchor.state() }
 
+  func state(at pointer: JSONPointer) throws -> (revision: UInt64, value: JSONValue?) { try anchor.state(at: pointer) }
+
   func snapshotRecord() throws -> SnapshotRecord { try anchor.snapshotRecord() }
 
   func snapshotRecordWithUndoHistory() throws -> (record: SnapshotRecord, undoHistory: UndoHistory?) {

@@ -33,6 +33,10 @@ final class ReplicaHost<Root: Model>: TreeHost {
     replica.withLock { ($0.revision, $0.state) }
   }
 
+  func state(at pointer: JSONPointer) throws -> (revision: UInt64, value: JSONValue?) {
+    replica.withLock { ($0.revision, try? pointer.resolve(in: $0.state)) }
+  }
+
   func snapshotRecord() throws -> SnapshotRecord {
     replica.withLock {
       SnapshotRecord(root: Root._$typeName, schema: Root.schemaHash, revision: $0.revision, createdAt: $0.time, state: $0.state)

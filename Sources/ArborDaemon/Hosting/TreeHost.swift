@@ -15,6 +15,9 @@ protocol TreeHost: Sendable {
   var generation: UInt64 { get }
   /// The root's state and the revision it reflects, read at one revision.
   func state() throws -> (revision: UInt64, value: JSONValue)
+  /// The value at `pointer` (nil when nothing is there) and the revision it reflects,
+  /// without encoding more of the tree than the deepest model on the path.
+  func state(at pointer: JSONPointer) throws -> (revision: UInt64, value: JSONValue?)
   /// The snapshot record of the tree.
   func snapshotRecord() throws -> SnapshotRecord
   /// A snapshot record and the kept undo history at the same revision (the journal rebases

@@ -277,9 +277,19 @@ final class RequestHandler: Sendable {
 
   private func stateGet(_ get: StateGet.Params, _ params: RequestParams) throws(RPCError) -> StateGet.Result {
     let path = try params.pointer(get.path)
-    let (revision, state) = try readState()
-    guard let value = try? path.resolve(in: state) else { throw ArborErrors.pathNotFound(path, in: state) }
-    return StateGet.Result(revision: revision, value: value)
+    // Only the deepest model on the path is encoded: a leaf's get costs one model, not the
+    // tree. The whole state is read only to say what is there when nothing is.
+    let read: (revision: UInt64, value: JSONValue?)
+    do {
+      read = try host.state(at: path)
+    } catch {
+      throw RPCError.internalError("the state could not be encoded: \(error)")
+    }
+    guard let value = read.value else {
+      let (_, state) = try readState()
+      throw ArborErrors.pathNotFound(path, in: state)
+    }
+    return StateGet.Result(revision: read.revision, value: value)
   }
 
   private func snapshot() throws(RPCError) -> StateSnapshot.Record {
