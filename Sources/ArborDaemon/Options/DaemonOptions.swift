@@ -19,10 +19,10 @@ public struct DaemonOptions: ParsableArguments, Sendable {
   @Flag(name: .long, help: "Print the daemon's name, Arbor's release and the protocol version, then exit.")
   public var version = false
 
-  @Option(name: .long, help: "The Unix socket to listen on (default: under $RUNTIME_DIRECTORY, $XDG_RUNTIME_DIR/arbor or /tmp/arbor-UID).")
+  @Option(name: .long, help: "The Unix socket to listen on (default: NAME.sock in $RUNTIME_DIRECTORY, else $XDG_RUNTIME_DIR/arbor, else /run/arbor for root and /tmp/arbor-UID for anyone else).")
   public var socket: String?
 
-  @Option(name: .customLong("state-dir"), help: "Where the state is kept (default: $STATE_DIRECTORY, $XDG_STATE_HOME/arbor/NAME or ~/.local/state/arbor/NAME).")
+  @Option(name: .customLong("state-dir"), help: "Where the state is kept (default: $STATE_DIRECTORY, else $XDG_STATE_HOME/arbor/NAME, else /var/lib/arbor/NAME for root and ~/.local/state/arbor/NAME for anyone else).")
   public var stateDirectory: String?
 
   @Option(name: .long, help: "Keep the state in PostgreSQL instead of the state directory's SQLite file: postgres://USER@HOST:PORT/DB or postgresql:///DB?host=/SOCKET/DIRECTORY. One daemon leads a database at a time.")

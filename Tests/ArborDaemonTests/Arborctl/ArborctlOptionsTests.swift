@@ -55,6 +55,18 @@ import Testing
     }
   }
 
+  /// The daemon's --help gives every default of the paths, root's included (a service runs
+  /// as root unless its unit says otherwise).
+  @Test func theDaemonsHelpGivesThePathsForRootAndForOthers() async throws {
+    let help = try await withDeadline("counterfactd --help") {
+      try await run(.path(.init(DaemonHarness.binary())), arguments: ["--help"], output: .string(limit: 1 << 16), error: .string(limit: 1 << 16))
+    }
+    let text = help.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    for words in ["/run/arbor for root", "/tmp/arbor-UID for anyone else", "/var/lib/arbor/NAME for root", "~/.local/state/arbor/NAME for anyone else"] {
+      #expect(text.contains(words), "counterfactd --help says \(words): \(text.prefix(600))")
+    }
+  }
+
   @Test func versionsAndPing() async throws {
     let version = try await ArborctlTests.arborctl(["--version"], socket: nil)
     #expect(version.status == .exited(0))
