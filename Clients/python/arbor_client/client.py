@@ -15,19 +15,18 @@ Example::
 from __future__ import annotations
 
 import threading
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence
 
 from . import protocol
+from .blocking import run_blocking
 from .connection import Connection
-from .errors import ArborError, CannotConnect, ConnectionClosed
+from .errors import ArborError, ConnectionClosed
 from .results import Change, HistoryPage, IntentResult, State
-from .socket_path import find_sockets
+from .sockets_in_turn import SocketArgument, SocketsInTurn
 from .watch import ConnectionCallback, EventWatch, StateWatch
 
-SocketArgument = Union[None, str, Sequence[str]]
 
-
-class Client:
+class Client(SocketsInTurn):
     """A client of one daemon (or of several sharing one store: a leader and its
     standbys, tried in turn).
 
@@ -49,16 +48,9 @@ class Client:
     """
 
     def __init__(self, socket: SocketArgument = None, timeout: Optional[float] = 10.0):
-        self.sockets: List[str] = find_sockets(socket)
-        self.timeout = timeout
-        self._preferred = 0
+        super().__init__(socket, timeout)
         self._connection: Optional[Connection] = None
         self._lock = threading.RLock()
-
-    @property
-    def socket(self) -> str:
-        """The socket tried first."""
-        return self.sockets[self._preferred % len(self.sockets)]
 
     def __repr__(self) -> str:
         return f"Client({self.socket!r})"
@@ -85,21 +77,11 @@ class Client:
             with client.connect() as connection:
                 connection.call("state.watch")
         """
-        paths = self.sockets
-        failure: Optional[CannotConnect] = None
-        for offset in range(len(paths)):
-            index = (self._preferred + offset) % len(paths)
-            try:
-                connection = Connection.open(paths[index], self.timeout)
-            except CannotConnect as error:
-                failure = error
-                continue
-            self._preferred = index
-            return connection
-        assert failure is not None
-        if len(paths) > 1:
-            raise CannotConnect(", ".join(paths), f"none of them answers (the last: {failure.reason})")
-        raise failure
+
+        async def open_socket(path: str) -> Connection:
+            return Connection.open(path, self.timeout)
+
+        return run_blocking(self._connect_in_turn(open_socket))
 
     def _shared(self) -> Connection:
         if self._connection is None or not self._connection.is_alive():
@@ -249,12 +231,7 @@ class Client:
             for change in page.changes:
                 print(change.revision, change.intent, change.target)
         """
-        params: Dict[str, Any] = {}
-        if since is not None:
-            params["since"] = since
-        if limit is not None:
-            params["limit"] = limit
-        return HistoryPage.from_json(self.call("history.changes", params))
+        return HistoryPage.from_json(self.call("history.changes", protocol.history_params(since, limit)))
 
     def changes(self, since: Optional[int] = None, page_size: int = 100) -> Iterator[Change]:
         """Every journalled revision after ``since``, oldest first, page after page until

@@ -229,19 +229,10 @@ class Connection:
         del buffer[:begin]
 
     def _file(self, line: bytes) -> None:
-        try:
-            message = protocol.decode(line)
-        except MalformedReply:
-            self.others.append(line)
-            return
-        kind, key = protocol.classify(message)
+        kind, key, message = protocol.route(line, self._pending, self._replies)
         if kind == protocol.NOTIFICATION:
             self._notifications.append(message)
-        elif kind in (protocol.REPLY, protocol.BATCH) and key in self._pending:
+        elif kind == protocol.REPLY:
             self._replies[key] = message
         else:
-            waiting = protocol.pending_key_for_other(message, self._pending)
-            if waiting is not None and waiting not in self._replies:
-                self._replies[waiting] = message
-            else:
-                self.others.append(message)
+            self.others.append(message)

@@ -20,6 +20,19 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Type
 
+__all__ = [
+    # The client's own failures.
+    "ClientError", "CannotConnect", "SocketNotFound", "SeveralSockets", "ConnectionClosed", "Timeout",
+    "MalformedReply", "PatchFailed", "WatchClosed",
+    # The daemon's errors, and the class raised for one.
+    "ArborError", "error_class",
+    "ParseError", "InvalidRequest", "MethodNotFound", "InvalidParams", "InternalError", "ServerError",
+    "InvalidParameter", "TargetNotFound", "IntentNotFound", "IntentFailed", "PermissionDenied",
+    "RevisionCompacted", "PathNotFound", "SnapshotRejected", "SubscriptionNotFound", "LineTooLong",
+    "ShuttingDown", "NotDurable", "UndoNotTracked", "NothingToUndo", "NothingToRedo", "WritesRefused",
+    "Superseded", "NotLeader", "NotForwarded",
+]
+
 
 class ClientError(Exception):
     """A failure on this side of the socket: no daemon, a lost connection, a timeout.
@@ -185,208 +198,63 @@ def error_class(name: Optional[str], code: Any) -> Type[ArborError]:
     return ArborError
 
 
+#: Arbor's errors by their stable name (filled by the table below).
+BY_NAME: Dict[str, Type[ArborError]] = {}
+
+#: The JSON-RPC errors by code, for errors without a name (filled by the table below).
+BY_CODE: Dict[int, Type[ArborError]] = {}
+
+
+def _by_code(class_name: str, code: int, doc: str) -> Type[ArborError]:
+    """A JSON-RPC 2.0 error: a subclass of ``ArborError`` with this ``code``, raised for
+    an error of that code without a name."""
+    cls = type(class_name, (ArborError,), {"__doc__": doc, "__module__": __name__, "code": code})
+    BY_CODE[code] = cls
+    return cls
+
+
+def _by_name(class_name: str, code: int, doc: str, base: Type[ArborError] = ArborError) -> Type[ArborError]:
+    """One of Arbor's own errors: a subclass of ``base`` named ``org.arbor.<class_name>``,
+    with this ``code``, raised for an error of that name."""
+    name = f"org.arbor.{class_name}"
+    cls = type(class_name, (base,), {"__doc__": f"``{name}`` ({code}): {doc}", "__module__": __name__,
+                                     "name": name, "code": code})
+    BY_NAME[name] = cls
+    return cls
+
+
 # The JSON-RPC 2.0 errors, matched by code when they carry no name.
-
-
-class ParseError(ArborError):
-    """-32700: the line sent was not JSON (or not UTF-8, or nested too deep)."""
-
-    code = -32700
-
-
-class InvalidRequest(ArborError):
-    """-32600: not a request object, an empty batch, or a watch in a batch."""
-
-    code = -32600
-
-
-class MethodNotFound(ArborError):
-    """-32601: no such method; ``data["available"]`` lists the methods there are."""
-
-    code = -32601
-
-
-class InvalidParams(ArborError):
-    """-32602: a method's parameters are missing, unknown or of the wrong type, or a
-    revision the tree has not reached. The daemon names most of these
-    ``org.arbor.InvalidParameter`` (raised as ``InvalidParameter``, a subclass)."""
-
-    code = -32602
-
-
-class InternalError(ArborError):
-    """-32603: the daemon failed (for example a state that cannot be encoded)."""
-
-    code = -32603
-
-
-class ServerError(ArborError):
-    """-32000 to -32099: the server refused the connection (too many connections)."""
-
-    code = -32000
-
-
-# Arbor's own errors, matched by name (Docs/Protocol.md, "Errors").
-
-
-class InvalidParameter(InvalidParams):
-    """``org.arbor.InvalidParameter``: a parameter is missing, unknown, mistyped or out of
-    range. ``code`` is 1003 for an intent's parameter and -32602 for a method's own;
-    ``data["parameter"]`` names it."""
-
-    name = "org.arbor.InvalidParameter"
-    code = 1003
-
-
-class TargetNotFound(ArborError):
-    """``org.arbor.TargetNotFound`` (1001): no model at the target path or with the target id."""
-
-    name = "org.arbor.TargetNotFound"
-    code = 1001
-
-
-class IntentNotFound(ArborError):
-    """``org.arbor.IntentNotFound`` (1002): the model has no intent of that name;
-    ``data["available"]`` lists its intents."""
-
-    name = "org.arbor.IntentNotFound"
-    code = 1002
-
-
-class IntentFailed(ArborError):
-    """``org.arbor.IntentFailed`` (1004): the intent threw (or its result cannot be encoded)."""
-
-    name = "org.arbor.IntentFailed"
-    code = 1004
-
-
-class PermissionDenied(ArborError):
-    """``org.arbor.PermissionDenied`` (1005): the connection's role is too low;
-    ``data["required"]`` is the role needed, ``data["role"]`` the connection's."""
-
-    name = "org.arbor.PermissionDenied"
-    code = 1005
-
-
-class RevisionCompacted(ArborError):
-    """``org.arbor.RevisionCompacted`` (1006): ``since`` or ``revision`` is older than the
-    history kept (``data["oldest"]``)."""
-
-    name = "org.arbor.RevisionCompacted"
-    code = 1006
-
-
-class PathNotFound(ArborError):
-    """``org.arbor.PathNotFound`` (1007): nothing in the state at the path."""
-
-    name = "org.arbor.PathNotFound"
-    code = 1007
-
-
-class SnapshotRejected(ArborError):
-    """``org.arbor.SnapshotRejected`` (1008): ``state.restore`` refused the record."""
-
-    name = "org.arbor.SnapshotRejected"
-    code = 1008
-
-
-class SubscriptionNotFound(ArborError):
-    """``org.arbor.SubscriptionNotFound`` (1009): ``watch.cancel`` of a watch this
-    connection does not have."""
-
-    name = "org.arbor.SubscriptionNotFound"
-    code = 1009
-
-
-class LineTooLong(ArborError):
-    """``org.arbor.LineTooLong`` (1010): a request line over the daemon's limit; the
-    daemon closes the connection."""
-
-    name = "org.arbor.LineTooLong"
-    code = 1010
-
-
-class ShuttingDown(ArborError):
-    """``org.arbor.ShuttingDown`` (1011): an intent or restore while the daemon stops."""
-
-    name = "org.arbor.ShuttingDown"
-    code = 1011
-
-
-class NotDurable(ArborError):
-    """``org.arbor.NotDurable`` (1012): under ``--fsync always``, the change was made in
-    memory but the journal could not write it."""
-
-    name = "org.arbor.NotDurable"
-    code = 1012
-
-
-class UndoNotTracked(ArborError):
-    """``org.arbor.UndoNotTracked`` (1013): undo or redo on a tree that tracks no undo."""
-
-    name = "org.arbor.UndoNotTracked"
-    code = 1013
-
-
-class NothingToUndo(ArborError):
-    """``org.arbor.NothingToUndo`` (1014): ``history.undo`` with no step to undo."""
-
-    name = "org.arbor.NothingToUndo"
-    code = 1014
-
-
-class NothingToRedo(ArborError):
-    """``org.arbor.NothingToRedo`` (1015): ``history.redo`` with no step to redo."""
-
-    name = "org.arbor.NothingToRedo"
-    code = 1015
-
-
-class WritesRefused(ArborError):
-    """``org.arbor.WritesRefused`` (1016): the journal cannot write, so writes are refused
-    before they run (``data["cause"]`` says why); reads and watches go on."""
-
-    name = "org.arbor.WritesRefused"
-    code = 1016
-
-
-class Superseded(ArborError):
-    """``org.arbor.Superseded`` (1017): ``state.restore`` replaced the tree while the
-    intent ran; its writes were discarded."""
-
-    name = "org.arbor.Superseded"
-    code = 1017
-
-
-class NotLeader(ArborError):
-    """``org.arbor.NotLeader`` (1018): a write sent to a standby daemon; ``data["leader"]``
-    names the leader."""
-
-    name = "org.arbor.NotLeader"
-    code = 1018
-
-
-class NotForwarded(ArborError):
-    """``org.arbor.NotForwarded`` (1019): a standby could not hand the intent to the
-    leader (``data["queued"]`` says whether the leader may still run it)."""
-
-    name = "org.arbor.NotForwarded"
-    code = 1019
-
-
-#: Arbor's errors by their stable name.
-BY_NAME: Dict[str, Type[ArborError]] = {
-    cls.name: cls  # type: ignore[misc]
-    for cls in (
-        TargetNotFound, IntentNotFound, InvalidParameter, IntentFailed, PermissionDenied,
-        RevisionCompacted, PathNotFound, SnapshotRejected, SubscriptionNotFound, LineTooLong,
-        ShuttingDown, NotDurable, UndoNotTracked, NothingToUndo, NothingToRedo, WritesRefused,
-        Superseded, NotLeader, NotForwarded,
-    )
-}
-
-#: The JSON-RPC errors by code, for errors without a name.
-BY_CODE: Dict[int, Type[ArborError]] = {
-    cls.code: cls  # type: ignore[misc]
-    for cls in (ParseError, InvalidRequest, MethodNotFound, InvalidParams, InternalError, ServerError)
-}
+ParseError = _by_code("ParseError", -32700, "-32700: the line sent was not JSON (or not UTF-8, or nested too deep).")
+InvalidRequest = _by_code("InvalidRequest", -32600, "-32600: not a request object, an empty batch, or a watch in a batch.")
+MethodNotFound = _by_code("MethodNotFound", -32601, '-32601: no such method; ``data["available"]`` lists the methods there are.')
+InvalidParams = _by_code("InvalidParams", -32602, "-32602: a method's parameters are missing, unknown or of the wrong type, or a "
+                         "revision the tree has not reached. The daemon names most of these "
+                         "``org.arbor.InvalidParameter`` (raised as ``InvalidParameter``, a subclass).")
+InternalError = _by_code("InternalError", -32603, "-32603: the daemon failed (for example a state that cannot be encoded).")
+ServerError = _by_code("ServerError", -32000, "-32000 to -32099: the server refused the connection (too many connections).")
+
+# Arbor's own errors, matched by name (Docs/Protocol.md, "Errors"): the class, its code, what it means.
+InvalidParameter = _by_name("InvalidParameter", 1003, "a parameter is missing, unknown, mistyped or out of range. "
+                            "``code`` is 1003 for an intent's parameter and -32602 for a method's own; "
+                            '``data["parameter"]`` names it.', base=InvalidParams)
+TargetNotFound = _by_name("TargetNotFound", 1001, "no model at the target path or with the target id.")
+IntentNotFound = _by_name("IntentNotFound", 1002, 'the model has no intent of that name; ``data["available"]`` lists its intents.')
+IntentFailed = _by_name("IntentFailed", 1004, "the intent threw (or its result cannot be encoded).")
+PermissionDenied = _by_name("PermissionDenied", 1005, "the connection's role is too low; "
+                            '``data["required"]`` is the role needed, ``data["role"]`` the connection\'s.')
+RevisionCompacted = _by_name("RevisionCompacted", 1006, '``since`` or ``revision`` is older than the history kept (``data["oldest"]``).')
+PathNotFound = _by_name("PathNotFound", 1007, "nothing in the state at the path.")
+SnapshotRejected = _by_name("SnapshotRejected", 1008, "``state.restore`` refused the record.")
+SubscriptionNotFound = _by_name("SubscriptionNotFound", 1009, "``watch.cancel`` of a watch this connection does not have.")
+LineTooLong = _by_name("LineTooLong", 1010, "a request line over the daemon's limit; the daemon closes the connection.")
+ShuttingDown = _by_name("ShuttingDown", 1011, "an intent or restore while the daemon stops.")
+NotDurable = _by_name("NotDurable", 1012, "under ``--fsync always``, the change was made in memory but the journal could not write it.")
+UndoNotTracked = _by_name("UndoNotTracked", 1013, "undo or redo on a tree that tracks no undo.")
+NothingToUndo = _by_name("NothingToUndo", 1014, "``history.undo`` with no step to undo.")
+NothingToRedo = _by_name("NothingToRedo", 1015, "``history.redo`` with no step to redo.")
+WritesRefused = _by_name("WritesRefused", 1016, "the journal cannot write, so writes are refused before they run "
+                         '(``data["cause"]`` says why); reads and watches go on.')
+Superseded = _by_name("Superseded", 1017, "``state.restore`` replaced the tree while the intent ran; its writes were discarded.")
+NotLeader = _by_name("NotLeader", 1018, 'a write sent to a standby daemon; ``data["leader"]`` names the leader.')
+NotForwarded = _by_name("NotForwarded", 1019, "a standby could not hand the intent to the leader "
+                        '(``data["queued"]`` says whether the leader may still run it).')

@@ -12,11 +12,13 @@ results (or thrown their ``ArborError``); it returns the updates to hand out::
         steps.send(connection.call(*call))
     except StopIteration as done:
         updates = done.value                # [Update(kind="initial", ...)]
+
+``drive`` runs those steps to their end with a coroutine that makes each call.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, Generator, List, Optional, Sequence, Tuple
+from typing import Any, Awaitable, Callable, Dict, Generator, List, Optional, Sequence, Tuple
 
 from .errors import ArborError, MalformedReply, PatchFailed, PathNotFound, RevisionCompacted, WatchClosed
 from .patch import PatchError, apply_patch, json_equal
@@ -24,6 +26,31 @@ from .results import Event, Update
 
 Call = Tuple[str, Dict[str, Any]]
 Subscribing = Generator[Call, Any, List[Any]]
+
+
+async def drive(steps: Subscribing, call: Callable[[str, Dict[str, Any]], Awaitable[Any]]) -> List[Any]:
+    """Runs a follower's subscribing steps, each ``(method, params)`` made with ``await
+    call(method, params)`` (its ``ArborError`` thrown back into the steps), and returns
+    the updates they hand out.
+
+    Example::
+
+        async def call(method, params):
+            return await connection.call(method, params)
+
+        updates = await drive(StateFollower("/counters").subscribe(), call)
+    """
+    try:
+        request = next(steps)
+        while True:
+            try:
+                result = await call(*request)
+            except ArborError as error:
+                request = steps.throw(error)
+            else:
+                request = steps.send(result)
+    except StopIteration as done:
+        return done.value
 
 
 def _can_start_afresh(error: ArborError) -> bool:
@@ -93,13 +120,8 @@ class StateFollower:
         """The update a notification of this connection makes (``None`` for another
         watch's); ``WatchClosed`` when the daemon ended the watch, ``PatchFailed`` when a
         patch does not apply."""
-        params = notification.get("params")
-        if not isinstance(params, dict) or params.get("subscription") != self.subscription:
-            return None
-        method = notification.get("method")
-        if method == "watch.closed":
-            raise WatchClosed(self.subscription or 0, str(params.get("reason", "no reason given")))
-        if method != "state.changed":
+        params = _params_of(notification, "state.changed", self.subscription)
+        if params is None:
             return None
         revision = params.get("revision")
         if not isinstance(revision, int):
@@ -141,18 +163,25 @@ class EventFollower:
         return []
 
     def handle(self, notification: Dict[str, Any]) -> Optional[Event]:
-        params = notification.get("params")
-        if not isinstance(params, dict) or params.get("subscription") != self.subscription:
-            return None
-        method = notification.get("method")
-        if method == "watch.closed":
-            raise WatchClosed(self.subscription or 0, str(params.get("reason", "no reason given")))
-        if method != "events.emitted":
+        params = _params_of(notification, "events.emitted", self.subscription)
+        if params is None:
             return None
         try:
             return Event.from_params(params)
         except (KeyError, TypeError, AttributeError):
             raise MalformedReply(f"events.emitted with params {params!r}") from None
+
+
+def _params_of(notification: Dict[str, Any], method: str, subscription: Optional[int]) -> Optional[Dict[str, Any]]:
+    """The params of a notification of ``method`` for ``subscription`` (``None`` for
+    another method or another watch's); ``WatchClosed`` when the daemon ended the watch."""
+    params = notification.get("params")
+    if not isinstance(params, dict) or params.get("subscription") != subscription:
+        return None
+    sent = notification.get("method")
+    if sent == "watch.closed":
+        raise WatchClosed(subscription or 0, str(params.get("reason", "no reason given")))
+    return params if sent == method else None
 
 
 def _subscription(reply: Any) -> int:

@@ -13,7 +13,7 @@ batch taking consecutive ids, and file a batch's replies under its first id, as
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Collection, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from .errors import ArborError, InternalError, MalformedReply
 
@@ -100,6 +100,21 @@ def intent_request(path: Any, name: str, /, **params: Any) -> Tuple[str, Dict[st
     return "intent.call", intent_params(path, name, params)
 
 
+def history_params(since: Optional[int] = None, limit: Optional[int] = None) -> Dict[str, Any]:
+    """The params of ``history.changes``: ``since`` and ``limit`` where given.
+
+    Example::
+
+        assert history_params(since=4) == {"since": 4}
+    """
+    params: Dict[str, Any] = {}
+    if since is not None:
+        params["since"] = since
+    if limit is not None:
+        params["limit"] = limit
+    return params
+
+
 def wire_path(path: Optional[str]) -> str:
     """A path as the wire has it: ``/`` (the root, as arborctl writes it) becomes ``""``."""
     if path is None or path == "/":
@@ -138,6 +153,33 @@ def classify(message: Any) -> Tuple[str, Any]:
         if is_response(first) and first["id"] is not None and all(is_response(member) for member in message):
             return BATCH, first["id"]
     return OTHER, None
+
+
+def route(line: bytes, waiting: Collection[Any], answered: Collection[Any] = ()) -> Tuple[str, Any, Any]:
+    """Where a line read goes, as ``(kind, key, message)``: ``NOTIFICATION``; ``REPLY``
+    for the call ``key`` among those ``waiting`` (a reply or a batch's replies by their id,
+    a reply with a ``null`` id when one call alone waits and is not ``answered`` yet);
+    else ``OTHER``, with the line itself when it is not JSON.
+
+    Example::
+
+        assert route(b'{"jsonrpc":"2.0","id":1,"result":7}', waiting=[1]) == \\
+            (REPLY, 1, {"jsonrpc": "2.0", "id": 1, "result": 7})
+        assert route(b'{"jsonrpc":"2.0","method":"state.changed"}', waiting=[])[0] == NOTIFICATION
+    """
+    try:
+        message = decode(line)
+    except MalformedReply:
+        return OTHER, None, line
+    kind, key = classify(message)
+    if kind == NOTIFICATION:
+        return NOTIFICATION, None, message
+    if kind in (REPLY, BATCH) and key in waiting:
+        return REPLY, key, message
+    key = pending_key_for_other(message, waiting)
+    if key is None or key in answered:
+        return OTHER, None, message
+    return REPLY, key, message
 
 
 def outcome(response: Dict[str, Any]) -> Any:

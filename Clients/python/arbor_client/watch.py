@@ -22,62 +22,51 @@ and mended, at the next ask.
 
 from __future__ import annotations
 
-import collections
 import time
-from typing import TYPE_CHECKING, Any, Callable, Deque, Generator, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, Generator, Generic, Iterator, Optional, Sequence, TypeVar
 
+from .blocking import run_blocking
 from .connection import Connection
-from .errors import ArborError, CannotConnect, ClientError, ConnectionClosed, Timeout
 from .follow import EventFollower, StateFollower
-from .reconnect import Reconnect
+from .follow import drive as drive_steps
 from .results import Event, Update
+from .watch_loop import FINISHED, ConnectionCallback, StateValue, WatchLoop
 
 if TYPE_CHECKING:  # pragma: no cover
     from .client import Client
 
-#: ``on_connection(event, detail)``: ``("subscribed", revision)`` once subscribed (the
-#: revision it goes on from; ``None`` for an event watch), ``("lost", error)`` when the
-#: connection closed or could not be opened again.
-ConnectionCallback = Callable[[str, Any], None]
+#: What a watch hands out: an ``Update`` or an ``Event``.
+Item = TypeVar("Item")
 
 
 def drive(steps: Generator, connection: Connection, timeout: Optional[float]) -> Any:
-    """Runs a follower's subscribing steps with calls on ``connection``."""
-    try:
-        call = next(steps)
-        while True:
-            try:
-                result = connection.call(call[0], call[1], timeout=timeout)
-            except ArborError as error:
-                call = steps.throw(error)
-            else:
-                call = steps.send(result)
-    except StopIteration as done:
-        return done.value
+    """Runs a follower's subscribing steps with calls on ``connection``.
+
+    Example::
+
+        updates = drive(StateFollower("/counters").subscribe(), connection, timeout=5)
+    """
+
+    async def call(method: str, params: Dict[str, Any]) -> Any:
+        return connection.call(method, params, timeout=timeout)
+
+    return run_blocking(drive_steps(steps, call))
 
 
-class _Watch:
+class _Watch(WatchLoop, Generic[Item]):
+    """``WatchLoop`` over a blocking ``Connection``: each step runs to its end at once."""
+
     def __init__(self, client: "Client", follower: Any, reconnect: Any, on_connection: Optional[ConnectionCallback]):
-        self._client = client
-        self._follower = follower
-        self._policy = Reconnect.of(reconnect)
-        self._on_connection = on_connection
-        self._connection: Optional[Connection] = None
-        self._ready: Deque[Any] = collections.deque()
-        self._started = False
-        self._finished = False
-        self._lost_at: Optional[float] = None
-        self._delay = self._policy.initial_delay
-        self._next_attempt = 0.0
-        self._open(None)
+        super().__init__(client, follower, reconnect, on_connection)
+        run_blocking(self._start())
 
-    def __iter__(self) -> "_Watch":
+    def __iter__(self) -> Iterator[Item]:
         return self
 
-    def __next__(self) -> Any:
+    def __next__(self) -> Item:
         return self.next()
 
-    def __enter__(self) -> "_Watch":
+    def __enter__(self) -> "_Watch[Item]":
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -85,17 +74,14 @@ class _Watch:
 
     def close(self) -> None:
         """Ends the watch and closes its connection; iterating then stops."""
-        self._finished = True
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
+        run_blocking(self._end())
 
     @property
     def connected(self) -> bool:
         """Whether the watch has a connection now."""
         return self._connection is not None and not self._connection.closed
 
-    def next(self, timeout: Optional[float] = None) -> Any:
+    def next(self, timeout: Optional[float] = None) -> Item:
         """The next update, waiting at most ``timeout`` seconds (``None``: as long as it
         takes, reconnecting included); ``Timeout`` when none came, the watch going on.
 
@@ -103,100 +89,30 @@ class _Watch:
 
             update = watch.next(timeout=5)
         """
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            if self._ready:
-                return self._ready.popleft()
-            if self._finished:
-                raise StopIteration
-            if self._connection is None:
-                self._open(deadline)
-                continue
-            try:
-                notification = self._connection.next_notification(deadline=deadline)
-                item = self._follower.handle(notification)
-            except Timeout:
-                raise
-            except ConnectionClosed as error:
-                self._lose(error)
-                continue
-            except ClientError:
-                self.close()
-                raise
-            if item is not None:
-                return item
+        item = run_blocking(self._next_item(timeout))
+        if item is FINISHED:
+            raise StopIteration
+        return item
 
-    def _open(self, deadline: Optional[float]) -> None:
-        """Connects and subscribes: at once the first time (which must succeed), then
-        after the policy's wait."""
-        if not self._started:
-            self._started = True
-            try:
-                self._subscribe(self._client.connect())
-            except ConnectionClosed as error:
-                self._lose(error)
-            except BaseException:
-                self.close()
-                raise
-            return
-        wait = self._next_attempt - time.monotonic()
-        if wait > 0:
-            if deadline is not None and deadline - time.monotonic() < wait:
-                time.sleep(max(deadline - time.monotonic(), 0))
-                raise Timeout("no update in time: the watch is waiting to reconnect")
-            time.sleep(wait)
-        try:
-            connection = self._client.connect()
-        except CannotConnect as error:
-            assert self._lost_at is not None
-            limit = self._policy.give_up_after
-            if limit is not None and time.monotonic() - self._lost_at >= limit:
-                self.close()
-                raise
-            self._report("lost", error)
-            self._delay = min(self._delay * 2, self._policy.max_delay)
-            self._next_attempt = time.monotonic() + self._delay
-            return
-        try:
-            self._subscribe(connection)
-        except ConnectionClosed as error:
-            self._lose(error)
-        except BaseException:
-            self.close()
-            raise
+    # The I/O of WatchLoop's steps: blocking calls, which never suspend.
 
-    def _subscribe(self, connection: Connection) -> None:
-        self._connection = connection
-        try:
-            updates = drive(self._follower.subscribe(), connection, self._client.timeout)
-        except Timeout:
-            # The daemon did not answer the subscription: lost, as if it closed.
-            connection.close()
-            raise ConnectionClosed("the daemon did not answer the watch's subscription in time") from None
-        self._ready.extend(updates)
-        self._lost_at = None
-        self._delay = self._policy.initial_delay
-        self._report("subscribed", getattr(self._follower, "revision", None))
+    async def _connect(self) -> Connection:
+        return self._client.connect()
 
-    def _lose(self, error: ClientError) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
-        self._report("lost", error)
-        if not self._policy.enabled:
-            self.close()
-            raise error
-        if self._lost_at is None:
-            self._lost_at = time.monotonic()
-            self._delay = self._policy.initial_delay
-        self._next_attempt = time.monotonic() + self._delay
+    async def _call(self, connection: Connection, method: str, params: Dict[str, Any]) -> Any:
+        return connection.call(method, params, timeout=self._client.timeout)
 
-    def _report(self, event: str, detail: Any) -> None:
-        if self._on_connection is not None:
-            self._on_connection(event, detail)
+    async def _next_notification(self, connection: Connection, deadline: Optional[float]) -> Dict[str, Any]:
+        return connection.next_notification(deadline=deadline)
+
+    async def _sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+    async def _close_connection(self, connection: Connection) -> None:
+        connection.close()
 
 
-class StateWatch(_Watch):
+class StateWatch(StateValue, _Watch[Update]):
     """The value at a path, kept current: an iterator of ``Update``s, the first with
     the value (now, or at ``since``), then one per revision that changed it, its patch
     applied. ``value`` and ``revision`` are the latest handed out.
@@ -214,24 +130,8 @@ class StateWatch(_Watch):
         super().__init__(client, StateFollower(path, since), reconnect, on_connection)
         self.path = path
 
-    @property
-    def value(self) -> Any:
-        """The value as of the latest update built (``None`` before the first)."""
-        return self._follower.value
 
-    @property
-    def revision(self) -> Optional[int]:
-        """The revision of the latest update built."""
-        return self._follower.revision
-
-    def __next__(self) -> Update:
-        return self.next()
-
-    def __iter__(self) -> Iterator[Update]:
-        return self
-
-
-class EventWatch(_Watch):
+class EventWatch(_Watch[Event]):
     """The events models at or under a path send, of the given types (all when
     ``None``): an iterator of ``Event``s. Events sent while the connection was lost are
     not seen (they are not journalled); the daemon closes an event watch that falls too
@@ -247,9 +147,3 @@ class EventWatch(_Watch):
                  on_connection: Optional[ConnectionCallback] = None):
         super().__init__(client, EventFollower(path, types), reconnect, on_connection)
         self.path = path
-
-    def __next__(self) -> Event:
-        return self.next()
-
-    def __iter__(self) -> Iterator[Event]:
-        return self
