@@ -221,6 +221,27 @@ def run(args):
         truth = daemon.get(leaf)
         wait_for(f"{leaf} to show {truth} (state.get)", lambda: page.value_at(leaf) == truth)
         print(f"ok: connected; {leaf} shows {truth}, as state.get")
+        # The path typed is the node the Intents panel shows.
+        wait_for(f"#intents-target to name {counter}, the path typed", lambda: counter in (page.text("#intents-target") or ""))
+        # The timeline says how many revisions it has, never "oldest kept" beside the newest.
+        wait_for("#timeline-note to count revisions", lambda: "revision" in (page.text("#timeline-note") or ""))
+        if "oldest kept 0" in (page.text("#timeline-note") or ""):
+            raise CheckFailed(f"#timeline-note says {page.text('#timeline-note')!r}")
+        print(f"ok: typing {counter} selected it for the Intents panel; the timeline says {page.text('#timeline-note')!r}")
+
+        # The events panel says that only live events appear, until one comes; a long
+        # event name has the whole name as its tooltip.
+        if "while this page is open" not in (page.text("#events-empty") or ""):
+            raise CheckFailed(f"#events-empty says {page.text('#events-empty')!r} before any event")
+        daemon.intent("", "addButtonTapped")
+        rows = daemon.get("/counters")
+        daemon.intent(f"/counters/{len(rows) - 1}", "removeButtonTapped")
+        wait_for("an event in #events", lambda: page.js("return !!document.querySelector('#events .ev-type');"))
+        wait_for("#events-empty to be gone", lambda: page.text("#events-empty") is None)
+        titled = page.js("const e = document.querySelector('#events .ev-type'); return [e.textContent, e.title];")
+        if not titled[0] or titled[0] != titled[1]:
+            raise CheckFailed(f"the event's type {titled[0]!r} has the tooltip {titled[1]!r}")
+        print(f"ok: the events panel said it shows live events, then showed {titled[0]} with its name as tooltip")
 
         # b. An intent over the socket: the tree follows and the timeline has the revision.
         revision = daemon.intent(counter, "incrementTapped")["revision"]

@@ -179,6 +179,8 @@ extension InspectorPage {
       $('#daemon-revision').textContent = Math.max(status.revision, live.revision ?? 0);
       $('#daemon-clients').textContent = status.clients;
       updateUndo();
+      // The tree still waits for the state: it names the revision it is loading.
+      if (live.revision === null && view.revision === null) renderTree();
     }
 
     // ---------------------------------------------------------------- live state

@@ -43,13 +43,18 @@ extension InspectorPage {
         const item = el('li', 'event');
         item.dataset.sourcePath = source.path ?? '';
         const head = el('div', 'ev-head');
-        head.append(el('span', 'rev-n', 'r' + params.revision), el('span', 'ev-type', params.type),
-          el('span', 'ev-source', `${source.type || ''} at ${source.path || '/'}`));
+        // Long names are cut by the layout: the whole name is the tooltip.
+        const type = el('span', 'ev-type', params.type);
+        type.title = params.type;
+        const from = el('span', 'ev-source', `${source.type || ''} at ${source.path || '/'}`);
+        from.title = from.textContent;
+        head.append(el('span', 'rev-n', 'r' + params.revision), type, from);
         item.append(head, el('code', '', short(params.event, 400)));
         item.hidden = only && !Pointer.within(base, source.path ?? '');
         fragment.append(item);
       }
       events.queue = [];
+      $('#events-empty')?.remove();
       list.insertBefore(fragment, list.firstChild);
       while (list.children.length > MAX_EVENTS) list.lastChild.remove();
     }

@@ -110,7 +110,12 @@ extension InspectorPage {
         }
         const first = this.order[0];
         $('#load-older').hidden = !(first !== undefined && this.oldest !== null && first > this.oldest && this.order.length < MAX_ROWS);
-        $('#timeline-note').textContent = this.order.length ? `${this.order.length} revisions, oldest kept ${this.oldest ?? '?'}` : '';
+        // How many of the revisions the daemon keeps are loaded: "200 of 309 loaded".
+        const newest = this.order[this.order.length - 1];
+        const kept = this.oldest === null || newest === undefined ? null : newest - this.oldest;
+        $('#timeline-note').textContent = !this.order.length ? ''
+          : kept !== null && kept > this.order.length ? `${this.order.length} of ${kept} revisions loaded (the oldest kept is ${this.oldest})`
+          : `${this.order.length} revisions`;
       },
       // Live rows carry no intent: read them from the journal, a little later, in pages.
       scheduleFill() {

@@ -96,7 +96,12 @@ extension InspectorPage {
     function displayed() {
       const base = filterPath();
       if (view.revision === null) {
-        if (live.revision === null) return { base, loading: 'waiting for the state…' };
+        if (live.revision === null) {
+          // Say what is being waited for: the connection, or the state of the revision the
+          // header already shows.
+          const loading = !conn.opened ? 'connecting…' : lastStatus ? `loading revision ${lastStatus.revision}…` : 'loading the state…';
+          return { base, loading };
+        }
         const value = lookup(live.value, Pointer.parse(base));
         return value === undefined ? { base, missing: `nothing at '${base}'` } : { base, value };
       }
@@ -120,7 +125,7 @@ extension InspectorPage {
       } else {
         container.append(renderNode(shown.base, shown.base === '' ? '(root)' : Pointer.parse(shown.base).pop(), shown.value));
       }
-      $('#tree-note').textContent = view.revision === null ? `revision ${live.revision ?? '-'}` : `at revision ${view.revision}`;
+      $('#tree-note').textContent = view.revision !== null ? `at revision ${view.revision}` : live.revision === null ? '' : `revision ${live.revision}`;
     }
 
     function renderNode(pointer, label, value) {
@@ -282,6 +287,8 @@ extension InspectorPage {
       if (view.revision !== null) showRevision(view.revision);
       else renderTree();
       filterEvents();
+      // The path typed is the node the Intents panel shows, as a click on it would make it.
+      if (text !== '' && tree.selected !== text) select(text);
     }
     $('#path-filter').addEventListener('input', () => { clearTimeout(filterTimer); filterTimer = setTimeout(applyFilter, 250); });
     $('#path-filter').addEventListener('change', () => { clearTimeout(filterTimer); applyFilter(); });

@@ -76,7 +76,7 @@ enum InspectorPage {
         </section>
         <section id="events-section">
           <h2>Events <label class="note"><input id="events-filter" type="checkbox" checked> only under the path</label></h2>
-          <div class="scroll"><ol id="events"></ol></div>
+          <div class="scroll"><ol id="events"><li class="event message" id="events-empty">events appear here as models send them while this page is open; earlier ones are not shown (the Timeline has each revision's intent)</li></ol></div>
         </section>
       </div>
     </main>

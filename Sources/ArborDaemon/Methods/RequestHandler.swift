@@ -235,18 +235,42 @@ final class RequestHandler: Sendable {
   }
 
   /// A target that names no model, with what the state holds there instead
-  /// (``PathHint``): "no model at '/counter/0': did you mean '/counters/0'?".
+  /// (``PathHint``): "no model at '/counter/0': did you mean '/counters/0'?". An intent
+  /// the target's type does not have, with the model types that have one of that name.
   private func withTargetHint(_ error: RPCError, _ target: IntentTarget) -> RPCError {
-    guard error.is(.targetNotFound), case .path(let text) = target, let pointer = try? JSONPointer(text),
-      let (_, state) = try? host.state()
-    else { return error }
-    var error = error
+    var hinted = error
+    if error.is(.intentNotFound) {
+      addOwners(to: &hinted)
+    } else if error.is(.targetNotFound) {
+      addPlace(to: &hinted, target: target)
+    }
+    return hinted
+  }
+
+  /// "; CounterModel has one of that name", and `typesWithIntent` in the error's data.
+  private func addOwners(to error: inout RPCError) {
+    guard case .object(var members)? = error.data, case .string(let intent)? = members["intent"] else { return }
+    var owners: [String] = []
+    for type in host.modelTypes {
+      var definitions = JSONSchemaDefinitions()
+      let schemas = type.intentSchemas(in: &definitions)
+      if schemas.contains(where: { $0.name == intent }) { owners.append(type._$typeName) }
+    }
+    guard !owners.isEmpty else { return }
+    owners.sort()
+    error.message += "; \(owners.joined(separator: ", ")) \(owners.count == 1 ? "has" : "have") one of that name"
+    members["typesWithIntent"] = .array(owners.map(JSONValue.string))
+    error.data = .object(members)
+  }
+
+  /// What the state holds at a target path that names no model.
+  private func addPlace(to error: inout RPCError, target: IntentTarget) {
+    guard case .path(let text) = target, let pointer = try? JSONPointer(text), let (_, state) = try? host.state() else { return }
     if let value = try? pointer.resolve(in: state) {
       error.message += ": it holds \(value.typeName == "object" ? "an object" : "a " + value.typeName) that is not a model"
     } else {
       error.addHint(from: pointer, in: state, unlessCut: ArborErrors.cut(text) != nil)
     }
-    return error
   }
 
   /// Handles a request to its end, suspending for an `async` intent.

@@ -23,7 +23,7 @@ struct GetCommand: AsyncParsableCommand {
       print("revision \(Output.text(members["revision"] ?? .null))")
       Output.pretty(members["value"] ?? .null)
     } catch let failure as CommandFailure {
-      throw Arborctl.fail(failure, json: connection.json || printing.output == .json)
+      throw Arborctl.fail(failure, json: printing.printsErrorsAsJSON(json: connection.json))
     }
   }
 }

@@ -47,7 +47,7 @@ struct SchemaCommand: AsyncParsableCommand {
         print("  " + Style.dim("result: ") + SchemaText.describe(entry["result"] ?? [:]))
       }
     } catch let failure as CommandFailure {
-      throw Arborctl.fail(failure, json: connection.json)
+      throw Arborctl.fail(failure, json: printing.printsErrorsAsJSON(json: connection.json))
     }
   }
 

@@ -37,7 +37,7 @@ struct StatusCommand: AsyncParsableCommand {
       }
       Output.table(rows)
     } catch let failure as CommandFailure {
-      throw Arborctl.fail(failure, json: connection.json || printing.output == .json)
+      throw Arborctl.fail(failure, json: printing.printsErrorsAsJSON(json: connection.json))
     }
   }
 }

@@ -27,3 +27,28 @@ enum OutputFormat: String, CaseIterable, ExpressibleByArgument, Sendable {
     return isatty(STDOUT_FILENO) != 0 ? .text : .json
   }
 }
+
+/// Options that carry `-o/--output` (``PrintOptions``, ``StreamOptions``): the format
+/// chosen, and the refusal of `--json` with another format, written once.
+protocol OutputChoosing {
+  var output: OutputFormat? { get }
+}
+
+extension OutputChoosing {
+  /// The format to print in, `--json` given or not.
+  func format(json: Bool) -> OutputFormat {
+    OutputFormat.resolved(given: output, json: json)
+  }
+
+  /// Refuses `--json` with another `--output` (exit 2).
+  func check(json: Bool) throws {
+    if json, let output, output != .json {
+      throw ValidationError("--json is --output json: it cannot go with --output \(output.rawValue)")
+    }
+  }
+
+  /// Whether the daemon's errors go to standard error as JSON: with `--json` or `--output json`.
+  func printsErrorsAsJSON(json: Bool) -> Bool {
+    json || output == .json
+  }
+}

@@ -8,25 +8,13 @@ import ArgumentParser
 /// arborctl schema -o text | less      # the overview, not one 15 KB line
 /// arborctl status -o yaml
 /// ```
-struct PrintOptions: ParsableArguments {
+struct PrintOptions: ParsableArguments, OutputChoosing {
   @Option(
     name: [.short, .long],
     help: ArgumentHelp(
       "The format: json (one object per line, as --json), text (for people), yaml (default: text on a terminal, json when piped).",
       valueName: "format"))
   var output: OutputFormat?
-
-  /// The format to print in, `--json` given or not.
-  func format(json: Bool) -> OutputFormat {
-    OutputFormat.resolved(given: output, json: json)
-  }
-
-  /// Refuses `--json` with another `--output` (exit 2).
-  func check(json: Bool) throws {
-    if json, let output, output != .json {
-      throw ValidationError("--json is --output json: it cannot go with --output \(output.rawValue)")
-    }
-  }
 
   /// Prints `value` as JSON or YAML and returns true; false for text, which the command
   /// prints its own way.

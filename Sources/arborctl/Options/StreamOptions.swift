@@ -7,7 +7,7 @@ import ArgumentParser
 /// arborctl watch /counters/0/counter/count --timestamps
 /// arborctl watch /counters --count 2 --quiet && echo "the counters changed"
 /// ```
-struct StreamOptions: ParsableArguments {
+struct StreamOptions: ParsableArguments, OutputChoosing {
   @Option(
     name: [.short, .long],
     help: ArgumentHelp(
@@ -20,23 +20,6 @@ struct StreamOptions: ParsableArguments {
 
   @Flag(name: [.short, .long], help: "Print nothing but errors; the exit status still says how it ended (with --count: wait until that many updates have come).")
   var quiet = false
-
-  /// The format to print in, `--json` given or not.
-  func format(json: Bool) -> OutputFormat {
-    OutputFormat.resolved(given: output, json: json)
-  }
-
-  /// Refuses `--json` with another `--output` (exit 2).
-  func check(json: Bool) throws {
-    if json, let output, output != .json {
-      throw ValidationError("--json is --output json: it cannot go with --output \(output.rawValue)")
-    }
-  }
-
-  /// Whether the daemon's errors go to standard error as JSON: with `--json` or `--output json`.
-  func printsErrorsAsJSON(json: Bool) -> Bool {
-    json || output == .json
-  }
 
   /// The printer of this command's records.
   func printer(json: Bool) -> StreamPrinter {
