@@ -260,6 +260,14 @@ final class RequestHandler: Sendable {
     owners.sort()
     error.message += "; \(owners.joined(separator: ", ")) \(owners.count == 1 ? "has" : "have") one of that name"
     members["typesWithIntent"] = .array(owners.map(JSONValue.string))
+    // And where such models are now, a few of them.
+    if let root = host.modelTypes.first, let (_, state) = try? host.state() {
+      let paths = ModelPaths.find(types: Set(owners), in: state, schema: root.stateSchema.value, limit: 4)
+      if !paths.isEmpty {
+        error.message += ", at " + paths.prefix(3).joined(separator: ", ") + (paths.count > 3 ? ", …" : "")
+        members["pathsWithIntent"] = .array(paths.prefix(3).map(JSONValue.string))
+      }
+    }
     error.data = .object(members)
   }
 

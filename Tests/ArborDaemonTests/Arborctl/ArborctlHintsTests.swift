@@ -23,7 +23,7 @@ import Testing
         (["call", "/counters/3/counter", "incrementTapped"], 1, "no model at '/counters/3/counter': /counters has 1 element (0)"),
         (["call", "/counters/0/counter/count", "incrementTapped"], 1, "it holds a number that is not a model"),
         (["call", "/counters/0/counter", "incrementTaped"], 1, "has no intent 'incrementTaped': did you mean 'incrementTapped'?"),
-        (["call", "/", "incrementTapped"], 1, "; CounterModel has one of that name"),
+        (["call", "/", "incrementTapped"], 1, "; CounterModel has one of that name, at /counters/0/counter"),
         (["rpc", "state.gett"], 1, "no method state.gett (did you mean state.get?)"),
         (["get", "counters/0/counter"], 2, "paths start with / (did you mean /counters/0/counter?)"),
         (["call", "counters/0/counter", "incrementTapped"], 2, "paths start with / (did you mean /counters/0/counter?)"),
