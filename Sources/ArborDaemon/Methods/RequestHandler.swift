@@ -247,22 +247,20 @@ final class RequestHandler: Sendable {
     return hinted
   }
 
-  /// "; CounterModel has one of that name", and `typesWithIntent` in the error's data.
+  /// "; CounterModel has one of that name, at /counters/0/counter", and `typesWithIntent`
+  /// and `pathsWithIntent` in the error's data: read from the discovery document, which
+  /// already lists each type's intents and holds the state's schema.
   private func addOwners(to error: inout RPCError) {
     guard case .object(var members)? = error.data, case .string(let intent)? = members["intent"] else { return }
-    var owners: [String] = []
-    for type in host.modelTypes {
-      var definitions = JSONSchemaDefinitions()
-      let schemas = type.intentSchemas(in: &definitions)
-      if schemas.contains(where: { $0.name == intent }) { owners.append(type._$typeName) }
-    }
+    let components = discovery.document["components"]
+    let intents = components?["x-intents"]?.objectValue ?? [:]
+    let owners = intents.keys.filter { intents[$0]?[intent] != nil }.sorted()
     guard !owners.isEmpty else { return }
-    owners.sort()
     error.message += "; \(owners.joined(separator: ", ")) \(owners.count == 1 ? "has" : "have") one of that name"
     members["typesWithIntent"] = .array(owners.map(JSONValue.string))
     // And where such models are now, a few of them.
-    if let root = host.modelTypes.first, let (_, state) = try? host.state() {
-      let paths = ModelPaths.find(types: Set(owners), in: state, schema: root.stateSchema.value, limit: 4)
+    if let schema = components?["schemas"]?["State"], let (_, state) = try? host.state() {
+      let paths = ModelPaths.find(types: Set(owners), in: state, schema: schema, limit: 4)
       if !paths.isEmpty {
         error.message += ", at " + paths.prefix(3).joined(separator: ", ") + (paths.count > 3 ? ", …" : "")
         members["pathsWithIntent"] = .array(paths.prefix(3).map(JSONValue.string))
