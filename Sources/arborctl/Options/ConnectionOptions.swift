@@ -92,13 +92,19 @@ struct ConnectionOptions: ParsableArguments {
   /// (nothing listens yet). See ``SocketWait``.
   func withConnection<T: Sendable>(_ body: @escaping @Sendable (ArborConnection) async throws -> T) async throws -> T {
     let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
-    let explicit = !socket.isEmpty || !(ProcessInfo.processInfo.environment["ARBOR_SOCKET"] ?? "").isEmpty
-    let paths = explicit ? try socketPaths() : try await SocketWait.discovered(until: deadline)
+    let paths = try await localSocketPaths(until: deadline)
     return try await withTimeout(path: paths.joined(separator: ", ")) {
       let connection = try await SocketWait.connect(to: paths, until: deadline)
       defer { connection.close() }
       return try await body(connection)
     }
+  }
+
+  /// The sockets on this machine to try: those given (`--socket`, `$ARBOR_SOCKET`), else the
+  /// default one, waited for until `deadline` while its folder exists.
+  func localSocketPaths(until deadline: ContinuousClock.Instant) async throws -> [String] {
+    let explicit = !socket.isEmpty || !(ProcessInfo.processInfo.environment["ARBOR_SOCKET"] ?? "").isEmpty
+    return explicit ? try socketPaths() : try await SocketWait.discovered(until: deadline)
   }
 
   /// Runs `body` within `--timeout` seconds: past it, the failure is a timeout (exit 4);

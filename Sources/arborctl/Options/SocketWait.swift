@@ -37,12 +37,21 @@ enum SocketWait {
   /// Connects to the first of `paths` that answers, trying again until `deadline` while
   /// a socket may still appear or start listening.
   static func connect(to paths: [String], until deadline: ContinuousClock.Instant) async throws -> ArborConnection {
+    try await connect(to: paths, until: deadline) { paths throws(ArborClientError) in try await ArborClient(socketPaths: paths).connect() }
+  }
+
+  /// Opens a connection of any kind with `open` (given `paths`, it throws
+  /// ``ArborClientError/cannotConnect(path:reason:)`` when none answers), trying again as
+  /// ``connect(to:until:)`` does: `arborctl bridge` opens a plain byte channel this way.
+  static func connect<Connection: Sendable>(
+    to paths: [String], until deadline: ContinuousClock.Instant, _ open: ([String]) async throws(ArborClientError) -> Connection
+  ) async throws -> Connection {
     var pause = firstPause
     let notice = Notice(paths.joined(separator: ", "))
     while true {
       let failure: ArborClientError
       do {
-        return try await ArborClient(socketPaths: paths).connect()
+        return try await open(paths)
       } catch {
         failure = error
       }
