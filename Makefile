@@ -13,7 +13,8 @@ SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # prometheus gives promtool (the /metrics checks); chromium and chromium-driver run the
 # inspector's browser test. postgresql gives the server the PostgreSQL store's tests start
 # in a temporary directory of their own (scripts/postgres-server.sh), and psql.
-APT_PACKAGES := pkg-config util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat prometheus chromium chromium-driver postgresql iproute2
+# openssh-server gives the sshd that the arborctl --host tests start on a loopback port.
+APT_PACKAGES := pkg-config util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat prometheus chromium chromium-driver postgresql iproute2 openssh-server
 
 .PHONY: run run-socket tour test build-release template test-busy test-busy-run test-fresh test-fresh-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-postgres bench-arborctl bench-store bench-inspector bench-allocations redis valgrind user-unit arborctl-extras fuzz clean
 

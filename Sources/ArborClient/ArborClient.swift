@@ -21,6 +21,13 @@ public struct ArborClient: Sendable {
   public var socketPaths: [String]
   /// What watches do when the connection is lost.
   public var reconnect: ReconnectPolicy
+  /// A daemon on another machine, reached through ssh; when set, every connection goes
+  /// there (``ArborConnection/connect(over:command:maxLineLength:)``) and `socketPaths`
+  /// is not used.
+  public var ssh: SSHAddress?
+  /// The ssh command of ``ssh`` connections: `$ARBOR_SSH_COMMAND` and
+  /// `$ARBOR_REMOTE_ARBORCTL` when they are set, read when the client is made.
+  public var sshCommand: SSHCommand
   /// The index of the socket that answered last.
   private let preferred = LockedState(0)
 
@@ -43,11 +50,47 @@ public struct ArborClient: Sendable {
   public init(socketPaths: [String], reconnect: ReconnectPolicy = .default) {
     self.socketPaths = socketPaths
     self.reconnect = reconnect
+    self.sshCommand = SSHCommand.fromEnvironment()
   }
 
+  /// A client of a daemon on another machine, through ssh: every connection (each call,
+  /// each watch, and each reconnection of a watch) starts `ssh … host -- arborctl bridge`
+  /// (``SSHCommand``) and speaks the protocol over it, as the remote user.
+  ///
+  /// ```swift
+  /// let client = ArborClient(ssh: try SSHAddress(parsing: "ssh://ops@build-1/run/arbor/counterfactd.sock"))
+  /// let status = try await client.call(DaemonStatus.self)
+  /// ```
+  public init(ssh: SSHAddress, command: SSHCommand = .fromEnvironment(), reconnect: ReconnectPolicy = .default) {
+    self.socketPaths = []
+    self.reconnect = reconnect
+    self.ssh = ssh
+    self.sshCommand = command
+  }
+
+  /// A client of the daemon at `host`: an `ssh://[user@]host[:port][/path/to.sock]` address
+  /// (as `arborctl --host` and `$ARBOR_HOST` take), else a socket's path.
+  ///
+  /// ```swift
+  /// let remote = try ArborClient(host: "ssh://ops@build-1")
+  /// let local = try ArborClient(host: "/run/arbor/counterfactd.sock")
+  /// ```
+  public init(host: String, reconnect: ReconnectPolicy = .default) throws(SSHAddress.ParseError) {
+    if SSHAddress.isSSH(host) {
+      self.init(ssh: try SSHAddress(parsing: host), reconnect: reconnect)
+    } else {
+      self.init(socketPaths: [host], reconnect: reconnect)
+    }
+  }
+
+  /// Where the daemon is, as messages name it: the `ssh://` address, else the sockets.
+  public var address: String { ssh?.description ?? socketPaths.joined(separator: ", ") }
+
   /// A new connection, for several calls in a row or a batch: to the socket that answered
-  /// last, else to the next one that answers; the last failure when none does.
+  /// last, else to the next one that answers; the last failure when none does. Through
+  /// ssh, a new ssh process.
   public func connect() async throws(ArborClientError) -> ArborConnection {
+    if let ssh { return try await ArborConnection.connect(over: ssh, command: sshCommand) }
     let paths = socketPaths
     guard !paths.isEmpty else { throw ArborClientError.cannotConnect(path: "", reason: "no socket was given") }
     let first = preferred.withLock { $0 } % paths.count

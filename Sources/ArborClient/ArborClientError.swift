@@ -13,6 +13,10 @@ public enum ArborClientError: Error, Sendable, CustomStringConvertible {
   case cannotConnect(path: String, reason: String)
   /// The connection closed before the reply came.
   case connectionClosed
+  /// The program that carried the connection ended on its own: ssh, for a daemon reached
+  /// through `ssh://` (the network went, sshd or ssh was stopped). `address` is the daemon's
+  /// (`ssh://user@host`), `reason` the last line ssh wrote on standard error.
+  case transportEnded(address: String, reason: String)
   /// The daemon's reply was not JSON-RPC.
   case malformedReply(String)
   /// The daemon ended a watch (`watch.closed`), for example an event watch that fell too
@@ -34,9 +38,12 @@ public enum ArborClientError: Error, Sendable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .daemon(let error): return error.description
+    case .cannotConnect(let path, let reason) where SSHAddress.isSSH(path):
+      return "cannot connect to \(path): \(reason)"
     case .cannotConnect(let path, let reason):
       return "cannot connect to \(path): \(reason). Is the daemon running? Start it (for example `make run`) or pass its socket with --socket."
     case .connectionClosed: return "the connection to the daemon closed"
+    case .transportEnded(let address, let reason): return "the connection to \(address) ended: \(reason)"
     case .malformedReply(let reason): return "the daemon's reply is not JSON-RPC: \(reason)"
     case .watchClosed(let subscription, let reason): return "the daemon closed watch \(subscription): \(reason)"
     case .patchFailed(let revision, let reason): return "the patch of revision \(revision) does not apply: \(reason)"

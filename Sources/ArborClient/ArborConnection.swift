@@ -20,6 +20,10 @@ public final class ArborConnection: Sendable {
     var pending: [RPCID: Pending] = [:]
     var nextID: Int64 = 1
     var closed = false
+    /// Set by ``close()``: the end is this side's, not news from the other.
+    var closedHere = false
+    /// Why the connection ended, once it has (what waiting calls are failed with).
+    var lost: ArborClientError?
   }
 
   /// What a call or a batch gets back: one response, or the array of a batch's responses.
@@ -47,9 +51,14 @@ public final class ArborConnection: Sendable {
   /// strings), replies to requests sent with ``sendRaw(_:)``. One consumer.
   public let otherMessages: AsyncStream<JSONValue>
   private let maxLineLength: Int
+  /// The ssh process that carries the connection, and the address it was started for;
+  /// nil for a socket.
+  private let transport: (process: SSHProcess, address: String)?
 
-  private init(maxLineLength: Int) {
+  /// A connection not yet started; `transport` for one through ssh.
+  init(maxLineLength: Int, transport: (process: SSHProcess, address: String)? = nil) {
     self.maxLineLength = maxLineLength
+    self.transport = transport
     (notifications, notificationContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     (otherMessages, otherContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
   }
@@ -68,7 +77,12 @@ public final class ArborConnection: Sendable {
     } catch {
       throw .cannotConnect(path: path, reason: "\(error)")
     }
-    let connection = ArborConnection(maxLineLength: maxLineLength)
+    return await start(channel, connection: ArborConnection(maxLineLength: maxLineLength))
+  }
+
+  /// Reads `channel` into `connection` on a task of its own; returns once the connection
+  /// can write.
+  static func start(_ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, connection: ArborConnection) async -> ArborConnection {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       let ready = ResumeOnce(continuation)
       Task {
@@ -83,11 +97,29 @@ public final class ArborConnection: Sendable {
           }
         } catch {}
         ready.resume()
-        connection.closedByPeer()
+        connection.state.withLock { $0.closed = true }
+        connection.closedByPeer(await connection.lossError())
       }
     }
     return connection
   }
+
+  /// Why the connection ended: ``ArborClientError/connectionClosed`` when this side closed
+  /// it or the daemon did (a socket's end, or ssh's exit with the bridge's status 0 or 3);
+  /// ``ArborClientError/transportEnded(address:reason:)`` with ssh's last line of standard
+  /// error when ssh itself ended otherwise (the network, sshd, a signal).
+  func lossError() async -> ArborClientError {
+    guard let transport, !state.withLock({ $0.closedHere }) else { return .connectionClosed }
+    let exit = await transport.process.endedOrTerminated(after: .seconds(2))
+    if let status = exit.status, status == 0 || status == 3 { return .connectionClosed }
+    return .transportEnded(address: transport.address, reason: exit.reason)
+  }
+
+  /// Why the connection ended, once it has; nil while it is open.
+  var endReason: ArborClientError? { state.withLock { $0.closed ? ($0.lost ?? .connectionClosed) : nil } }
+
+  /// The ssh process of an ssh connection.
+  var sshProcess: SSHProcess? { transport?.process }
 
   /// Calls a method and returns its result; the daemon's error is thrown as
   /// ``ArborClientError/daemon(_:)``.
@@ -205,12 +237,12 @@ public final class ArborConnection: Sendable {
       state.pending[id] = .expected
       return writer
     }
-    guard let writer else { throw .connectionClosed }
+    guard let writer else { throw await lossError() }
     do {
       try await writer.write(ByteBuffer(bytes: line))
     } catch {
       _ = state.withLock { $0.pending.removeValue(forKey: id) }
-      throw .connectionClosed
+      throw await lossError()
     }
     do {
       return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Reply, any Error>) in
@@ -223,7 +255,7 @@ public final class ArborConnection: Sendable {
             state.pending[id] = .waiting(continuation)
             return nil
           case .waiting?, nil:
-            return .failure(.connectionClosed)
+            return .failure(state.lost ?? .connectionClosed)
           }
         }
         switch outcome {
@@ -251,8 +283,10 @@ public final class ArborConnection: Sendable {
   }
 
   /// Closes the connection; calls still waiting fail with ``ArborClientError/connectionClosed``.
+  /// Through ssh, the ssh process is ended (SIGTERM).
   public func close() {
     let channel = state.withLock { state -> (any Channel)? in
+      state.closedHere = true
       defer {
         state.writer = nil
         state.channel = nil
@@ -260,6 +294,9 @@ public final class ArborConnection: Sendable {
       return state.channel
     }
     channel?.close(promise: nil)
+    // ssh goes at once: left to notice its closed pipes, it (and the remote bridge) would
+    // stay until the daemon next wrote to a watch of this connection.
+    transport?.process.terminate()
   }
 
   private func read(_ inbound: NIOAsyncChannelInboundStream<ByteBuffer>) async throws {
@@ -311,15 +348,16 @@ public final class ArborConnection: Sendable {
     return true
   }
 
-  private func closedByPeer() {
+  private func closedByPeer(_ error: ArborClientError) {
     let waiting = state.withLock { state -> [CheckedContinuation<Reply, any Error>] in
       state.closed = true
+      state.lost = error
       state.writer = nil
       state.channel = nil
       defer { state.pending = state.pending.filter { if case .arrived = $0.value { return true } else { return false } } }
       return state.pending.values.compactMap { if case .waiting(let continuation) = $0 { return continuation } else { return nil } }
     }
-    for continuation in waiting { continuation.resume(throwing: ArborClientError.connectionClosed) }
+    for continuation in waiting { continuation.resume(throwing: error) }
     notificationContinuation.finish()
     otherContinuation.finish()
   }

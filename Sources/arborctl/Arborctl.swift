@@ -23,6 +23,10 @@ struct Arborctl: AsyncParsableCommand {
       Options of every command (they may come before the command too):
         --socket <socket>   the daemon's socket (default: $ARBOR_SOCKET, else the
                             only socket in the daemons' default folder)
+        --host <ssh-address>  a daemon on another machine, through ssh:
+                            ssh://[user@]host[:port][/path/to.sock] (default:
+                            $ARBOR_HOST); runs `ssh … host -- arborctl bridge`
+                            ($ARBOR_SSH_COMMAND, $ARBOR_REMOTE_ARBORCTL)
         --timeout <seconds> how long to wait for the daemon, also while it starts
                             (default: 10)
         --json, -o <format> the output format; --color <when>; --timestamps; -q
@@ -35,6 +39,7 @@ struct Arborctl: AsyncParsableCommand {
         arborctl watch /counters -o yaml
         arborctl history --since 10 | jq .intent
         arborctl schema incrementTapped
+        arborctl --host ssh://ops@build-1 watch /counters
 
       Exit codes (the same for every command):
         0  ok; also when the reader of a pipe goes away (arborctl history | head -1)
@@ -46,7 +51,8 @@ struct Arborctl: AsyncParsableCommand {
            or cannot be written
         3  cannot connect: nothing listens on the socket (within --timeout), or it
            is not one; a watch or events with --no-reconnect, or top, whose
-           daemon went away
+           daemon went away; through --host, ssh that cannot log in or that
+           ended (the message names the host and gives ssh's last line)
         4  timeout: no answer within --timeout (watch and events: no first value
            or subscription within it; top: to each sample)
         5  permission denied: the socket's mode, or the daemon's role check

@@ -26,12 +26,14 @@ struct WatchLoop {
         current.close()
       }
       switch outcome {
-      case .success, .failure(.connectionClosed): break  // Lost: connect again below.
+      case .success, .failure(.connectionClosed), .failure(.transportEnded): break  // Lost: connect again below.
       case .failure(let error): throw error
       }
       if Task.isCancelled { return }
-      onConnection?(.lost(.connectionClosed))
-      guard policy.enabled else { throw .connectionClosed }
+      // Why: the daemon closed it, or (through ssh) ssh ended, with its last words.
+      let lost = current.endReason ?? .connectionClosed
+      onConnection?(.lost(lost))
+      guard policy.enabled else { throw lost }
       connection = try await reconnect(policy)
     }
   }

@@ -108,6 +108,11 @@ struct BenchCommand: AsyncParsableCommand {
 
   func run() async throws {
     do {
+      if let address = try connection.sshAddress() {
+        throw CommandFailure(
+          .usage,
+          "bench opens many connections to the socket itself and does not go through ssh: run it on the daemon's machine (ssh \(address.destination) arborctl bench …)")
+      }
       let socket = try connection.socketPath()
       let body = try requestParams()
       let method = resolvedMethod.rawValue

@@ -3,11 +3,10 @@ import ArgumentParser
 import Foundation
 
 /// `arborctl bridge [--socket PATH]`: standard input to the daemon's socket and the socket to
-/// standard output, byte for byte: a daemon on this machine reached from another one through
-/// ssh (`ssh host arborctl bridge`).
+/// standard output, byte for byte: what `arborctl --host ssh://…` runs on the remote machine.
 struct BridgeCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "bridge", abstract: "Relay standard input to the daemon's socket and the socket to standard output (as a relay for ssh).",
+    commandName: "bridge", abstract: "Relay standard input to the daemon's socket and the socket to standard output (what --host runs through ssh).",
     discussion: """
       Bytes go through as they are, both ways, until one side closes: as `socat STDIO UNIX-CONNECT:SOCKET` does, with arborctl's \
       rule for finding the socket (--socket, $ARBOR_SOCKET, else the only socket in the daemons' default folder) and its wait \
@@ -23,6 +22,10 @@ struct BridgeCommand: AsyncParsableCommand {
       """)
 
   @OptionGroup var connection: ConnectionOptions
+
+  func validate() throws {
+    if connection.host != nil { throw ValidationError("bridge relays to a socket on this machine: --host does not apply to it") }
+  }
 
   func run() async throws {
     // The reader of standard output (ssh's session) gone, the bridge goes too, even while

@@ -51,7 +51,7 @@ struct EventsCommand: AsyncParsableCommand {
         Self.note("nothing is at \(path) now: waiting for events of the models that come there (Ctrl-C to stop)")
       }
       let (count, types) = (follow.count, self.types)
-      try await connection.withFirstWithinTimeout(path: client.socketPath) { arrived in
+      try await connection.withFirstWithinTimeout(path: client.ssh?.description ?? client.socketPath) { arrived in
         let events = client.events(path, types: types.isEmpty ? nil : types) { event in
           switch event {
           case .subscribed:

@@ -32,9 +32,9 @@ struct TopCommand: AsyncParsableCommand {
   func run() async throws {
     let (interval, count, json, seconds) = (self.interval, self.count, connection.printsJSON, connection.seconds)
     do {
-      let paths = try connection.socketPaths()
-      let path = paths.joined(separator: ", ")
-      let daemon = try await connection.withTimeout(path: path) { try await ArborClient(socketPaths: paths).connect() }
+      let path = try connection.address()
+      let client = try connection.client(reconnect: .never)
+      let daemon = try await connection.withTimeout(path: path) { try await client.connect() }
       defer { daemon.close() }
       let deadline = TopCallDeadline(connection: daemon, path: path, seconds: seconds)
       let name = try await deadline.call(.status)["name"]?.stringValue ?? "daemon"

@@ -26,13 +26,13 @@ struct VersionCommand: AsyncParsableCommand {
     var client: [String: JSONValue] = ["name": "arborctl", "version": .string(ArborProtocol.release), "protocol": .int(Int64(ArborProtocol.version))]
     var daemonLine: String?
     do {
-      let paths = try connection.socketPaths()
-      let status = try await connection.withTimeout(path: paths.joined(separator: ", ")) {
-        let daemon = try await ArborClient(socketPaths: paths).connect()
+      let socket = try connection.address()
+      let daemonClient = try connection.client(reconnect: .never)
+      let status = try await connection.withTimeout(path: socket) {
+        let daemon = try await daemonClient.connect()
         defer { daemon.close() }
         return try await daemon.call(.status)
       }
-      let socket = paths.count == 1 ? paths[0] : paths.joined(separator: ", ")
       client["daemon"] = [
         "name": status["name"] ?? .null, "version": status["version"] ?? .null, "protocol": status["protocol"] ?? .null,
         "root": status["root"] ?? .null, "socket": .string(socket),

@@ -60,7 +60,7 @@ struct WatchCommand: AsyncParsableCommand {
       let printer = WatchPrinter(path: path, mode: mode ?? .values, stream: stream.printer(json: connection.json), onTerminal: isatty(STDOUT_FILENO) != 0)
       let watch = client.watch(path, since: since) { event in printer.connection(event) }
       let count = follow.count
-      try await connection.withFirstWithinTimeout(path: client.socketPath) { arrived in
+      try await connection.withFirstWithinTimeout(path: client.ssh?.description ?? client.socketPath) { arrived in
         var printed = 0
         for try await update in watch {
           arrived()

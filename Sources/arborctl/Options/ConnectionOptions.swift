@@ -20,6 +20,13 @@ struct ConnectionOptions: ParsableArguments {
     ))
   var socket: [String] = []
 
+  @Option(
+    help: ArgumentHelp(
+      "A daemon on another machine, through ssh: ssh://[user@]host[:port][/path/to.sock] (default: $ARBOR_HOST).",
+      discussion: "Runs `ssh -o BatchMode=yes [-p PORT] [user@]host -- arborctl bridge [--socket PATH]` and talks to the daemon over it, as the remote user (whose role the daemon decides). Without a path (or --socket), the remote arborctl finds the socket by its own rule. $ARBOR_SSH_COMMAND replaces `ssh -o BatchMode=yes`, $ARBOR_REMOTE_ARBORCTL the remote `arborctl`. Example: arborctl --host ssh://ops@build-1 get /counters",
+      valueName: "ssh-address"))
+  var host: String?
+
   @Option(help: "Seconds to wait for the daemon before giving up, exit 4 (default: 10); a daemon that is starting is waited for within it.")
   var timeout: Double?
 
@@ -33,6 +40,40 @@ struct ConnectionOptions: ParsableArguments {
 
   func validate() throws {
     if let timeout, !(timeout > 0 && timeout.isFinite) { throw ValidationError("--timeout must be a number of seconds above 0") }
+  }
+
+  /// The daemon on another machine, if that is where to connect: `--host`, else (unless
+  /// `--socket` is given) `$ARBOR_HOST`. A `--socket` beside it is the remote socket.
+  func sshAddress() throws(CommandFailure) -> SSHAddress? {
+    let given: (text: String, source: String)
+    if let host {
+      given = (host, "--host")
+    } else if socket.isEmpty, let variable = ProcessInfo.processInfo.environment["ARBOR_HOST"], !variable.isEmpty {
+      given = (variable, "$ARBOR_HOST")
+    } else {
+      return nil
+    }
+    var address: SSHAddress
+    do {
+      address = try SSHAddress(parsing: given.text)
+    } catch {
+      throw CommandFailure(.usage, "\(given.source): \(error.description)")
+    }
+    if !socket.isEmpty {
+      guard socket.count == 1 else { throw CommandFailure(.usage, "--host takes one remote socket (--socket), not \(socket.count)") }
+      if let path = address.socketPath, path != socket[0] {
+        throw CommandFailure(.usage, "\(given.source) names the socket \(path) and --socket \(socket[0]): give one of them")
+      }
+      address.socketPath = socket[0]
+    }
+    return address
+  }
+
+  /// A client of the daemon: through ssh (``sshAddress()``), else of the sockets
+  /// (``socketPaths()``). The remote bridge is given this `--timeout`, when set.
+  func client(reconnect policy: ReconnectPolicy) throws(CommandFailure) -> ArborClient {
+    guard let address = try sshAddress() else { return ArborClient(socketPaths: try socketPaths(), reconnect: policy) }
+    return ArborClient(ssh: address, command: .fromEnvironment(bridgeArguments: timeout.map { ["--timeout", "\($0)"] } ?? []), reconnect: policy)
   }
 
   /// Where to connect: `--socket`, `$ARBOR_SOCKET`, or the only `*.sock` in the directory
@@ -90,7 +131,16 @@ struct ConnectionOptions: ParsableArguments {
   /// A daemon being started or restarted is waited for, within `--timeout`: its socket
   /// may be missing (from a folder that exists) or left by the process that stopped
   /// (nothing listens yet). See ``SocketWait``.
+  /// Through ssh (`--host`), the remote bridge waits for the daemon as this side would.
   func withConnection<T: Sendable>(_ body: @escaping @Sendable (ArborConnection) async throws -> T) async throws -> T {
+    if let address = try sshAddress() {
+      let client = try client(reconnect: .never)
+      return try await withTimeout(path: address.description) {
+        let connection = try await client.connect()
+        defer { connection.close() }
+        return try await body(connection)
+      }
+    }
     let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
     let paths = try await localSocketPaths(until: deadline)
     return try await withTimeout(path: paths.joined(separator: ", ")) {
@@ -105,6 +155,12 @@ struct ConnectionOptions: ParsableArguments {
   func localSocketPaths(until deadline: ContinuousClock.Instant) async throws -> [String] {
     let explicit = !socket.isEmpty || !(ProcessInfo.processInfo.environment["ARBOR_SOCKET"] ?? "").isEmpty
     return explicit ? try socketPaths() : try await SocketWait.discovered(until: deadline)
+  }
+
+  /// Where the daemon is, as messages name it: the `ssh://` address, else the sockets.
+  func address() throws(CommandFailure) -> String {
+    if let address = try sshAddress() { return address.description }
+    return try socketPaths().joined(separator: ", ")
   }
 
   /// Runs `body` within `--timeout` seconds: past it, the failure is a timeout (exit 4);
@@ -128,9 +184,9 @@ struct ConnectionOptions: ParsableArguments {
     }
   }
 
-  /// A client of the daemon's socket, for watches.
+  /// A client of the daemon (its socket, or through ssh), for watches.
   func client(reconnect: Bool) throws(CommandFailure) -> ArborClient {
-    ArborClient(socketPaths: try socketPaths(), reconnect: reconnect ? ReconnectPolicy(giveUpAfter: nil) : .never)
+    try client(reconnect: reconnect ? ReconnectPolicy(giveUpAfter: nil) : .never)
   }
 
   /// Runs a long `body` (a watch) whose first result must come within `--timeout`: `body`

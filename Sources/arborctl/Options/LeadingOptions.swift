@@ -8,7 +8,7 @@
 /// ```
 enum LeadingOptions {
   /// Options that take a value, and flags, accepted before the command.
-  static let valued: Set<String> = ["--socket", "--timeout", "--color", "--output", "-o"]
+  static let valued: Set<String> = ["--socket", "--host", "--timeout", "--color", "--output", "-o"]
   static let flags: Set<String> = ["--json", "--timestamps", "--quiet", "-q"]
 
   /// `arguments` with the connection options that come before the command moved after it

@@ -33,6 +33,11 @@ struct CommandFailure: Error, CustomStringConvertible {
     case .daemon(let rpcError):
       let denied = rpcError.is(.permissionDenied)
       self.init(denied ? .permissionDenied : .daemonError, CommandFailure.friendly(rpcError), rpcError: rpcError)
+    case .cannotConnect(let path, let reason) where SSHAddress.isSSH(path):
+      // The reason is the last line ssh, or the remote arborctl, wrote: a remote socket the
+      // remote user may not open is still a permission denied.
+      let denied = reason.hasPrefix("arborctl: permission denied")
+      self.init(denied ? .permissionDenied : .cannotConnect, "cannot connect to \(path): \(reason)")
     case .cannotConnect(let path, let reason):
       if reason.localizedCaseInsensitiveContains("permission denied") {
         self.init(.permissionDenied, "permission denied on \(path): ask for the daemon's group (the socket is mode 0660)")
@@ -41,6 +46,8 @@ struct CommandFailure: Error, CustomStringConvertible {
       }
     case .connectionClosed:
       self.init(.cannotConnect, "the daemon closed the connection")
+    case .transportEnded(let address, let reason):
+      self.init(.cannotConnect, "the connection to \(address) ended: \(reason)")
     case .malformedReply, .watchClosed, .patchFailed, .unencodableParams:
       self.init(.daemonError, error.description)
     }
