@@ -65,6 +65,7 @@ from .protocol import intent_request
 from .reconnect import Reconnect
 from .results import Change, Event, HistoryPage, IntentResult, State, Update
 from .socket_path import default_directories, find_socket, find_sockets
+from .ssh import SSHAddress, ssh_command
 from .watch import EventWatch, StateWatch
 
 __version__ = "0.1.0"
@@ -79,5 +80,6 @@ __all__ = [
     "Superseded", "TargetNotFound", "Timeout", "UndoNotTracked", "WatchClosed", "WritesRefused",
     "error_class", "PatchError", "apply_patch", "format_pointer", "json_equal", "parse_pointer", "resolve",
     "intent_request", "Reconnect", "Change", "Event", "HistoryPage", "IntentResult", "State", "Update",
-    "default_directories", "find_socket", "find_sockets", "EventWatch", "StateWatch", "__version__",
+    "default_directories", "find_socket", "find_sockets", "SSHAddress", "ssh_command", "EventWatch", "StateWatch",
+    "__version__",
 ]

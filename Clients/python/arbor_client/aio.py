@@ -23,6 +23,7 @@ from typing import Any, AsyncIterator, Dict, List, Optional, Sequence
 
 from . import protocol
 from .aio_connection import AsyncConnection
+from .ssh import AsyncSSHConnection
 from .aio_watch import AsyncEventWatch, AsyncStateWatch
 from .errors import ArborError
 from .results import Change, HistoryPage, IntentResult, State
@@ -32,7 +33,8 @@ from .watch_loop import ConnectionCallback
 
 class AsyncClient(SocketsInTurn):
     """``Client`` for asyncio: the same methods, each a coroutine (``changes`` an async
-    generator, ``watch`` and ``events`` async iterators).
+    generator, ``watch`` and ``events`` async iterators); ``host="ssh://…"`` reaches a
+    daemon on another machine as ``Client`` does.
 
     Example::
 
@@ -41,8 +43,8 @@ class AsyncClient(SocketsInTurn):
             print(reply.revision, (await client.get("/counters/0/counter/count")).value)
     """
 
-    def __init__(self, socket: SocketArgument = None, timeout: Optional[float] = 10.0):
-        super().__init__(socket, timeout)
+    def __init__(self, socket: SocketArgument = None, timeout: Optional[float] = 10.0, host: Optional[str] = None):
+        super().__init__(socket, timeout, host)
         self._connection: Optional[AsyncConnection] = None
         self._opening: Optional[asyncio.Lock] = None
 
@@ -69,6 +71,9 @@ class AsyncClient(SocketsInTurn):
             async with await client.connect() as connection:
                 await connection.call("state.watch")
         """
+        if self.ssh is not None:
+            address = self.ssh
+            return await self._connect_in_turn(lambda path: AsyncSSHConnection.open_ssh(address, self.timeout))
         return await self._connect_in_turn(lambda path: AsyncConnection.open(path, self.timeout))
 
     async def _shared(self) -> AsyncConnection:

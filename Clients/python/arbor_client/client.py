@@ -20,6 +20,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence
 from . import protocol
 from .blocking import run_blocking
 from .connection import Connection
+from .ssh import SSHConnection
 from .errors import ArborError, ConnectionClosed
 from .results import Change, HistoryPage, IntentResult, State
 from .sockets_in_turn import SocketArgument, SocketsInTurn
@@ -32,7 +33,10 @@ class Client(SocketsInTurn):
 
     ``socket``: the daemon's socket, or a list of them; ``None`` finds it as arborctl
     does (``$ARBOR_SOCKET``, else the lone ``*.sock`` in ``$XDG_RUNTIME_DIR/arbor``, then
-    ``/run/arbor`` for root or ``/tmp/arbor-UID``). ``timeout``: the seconds a call waits
+    ``/run/arbor`` for root or ``/tmp/arbor-UID``). ``host``: a daemon on another machine,
+    ``ssh://[user@]host[:port][/path/to.sock]``, reached as ``arborctl --host`` does
+    (``$ARBOR_HOST`` when neither is given; ``socket`` is then the remote socket; see
+    ``arbor_client.ssh``). ``timeout``: the seconds a call waits
     for its reply before ``Timeout`` (``None``: forever).
 
     Calls share one connection, opened at the first call and opened again when the daemon
@@ -47,8 +51,8 @@ class Client(SocketsInTurn):
             print(client.status()["revision"])
     """
 
-    def __init__(self, socket: SocketArgument = None, timeout: Optional[float] = 10.0):
-        super().__init__(socket, timeout)
+    def __init__(self, socket: SocketArgument = None, timeout: Optional[float] = 10.0, host: Optional[str] = None):
+        super().__init__(socket, timeout, host)
         self._connection: Optional[Connection] = None
         self._lock = threading.RLock()
 
@@ -79,6 +83,8 @@ class Client(SocketsInTurn):
         """
 
         async def open_socket(path: str) -> Connection:
+            if self.ssh is not None:
+                return SSHConnection.open_ssh(self.ssh, self.timeout)
             return Connection.open(path, self.timeout)
 
         return run_blocking(self._connect_in_turn(open_socket))
