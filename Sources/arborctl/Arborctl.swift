@@ -13,7 +13,7 @@ import Foundation
 struct Arborctl: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "arborctl",
-    abstract: "Talk to an Arbor daemon over its Unix socket.",
+    abstract: "Talk to an Arbor daemon over its Unix socket, or through ssh (--host ssh://user@host).",
     discussion: """
       Output is aligned text on a terminal, and one JSON object per line when standard output is not a terminal or with --json; \
       -o/--output json|yaml|text chooses (get, status, schema, version, watch, events, history). \
