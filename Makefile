@@ -16,7 +16,7 @@ SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # openssh-server gives the sshd that the arborctl --host tests start on a loopback port.
 APT_PACKAGES := pkg-config util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat prometheus chromium chromium-driver postgresql iproute2 openssh-server
 
-.PHONY: run run-socket tour test build-release template test-busy test-busy-run test-fresh test-fresh-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-postgres bench-arborctl bench-store bench-inspector bench-allocations redis valgrind user-unit arborctl-extras fuzz clean
+.PHONY: run run-socket tour test build-release template test-busy test-busy-run test-fresh test-fresh-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-postgres bench-arborctl bench-store bench-large-reply bench-inspector bench-allocations redis valgrind user-unit arborctl-extras fuzz clean
 
 prerequisites:
 	@missing=""; \
@@ -261,6 +261,12 @@ bench-store: prerequisites redis
 	swift build $(SWIFT_BUILD_FLAGS) -c release --product counterfactd
 	swift build $(SWIFT_BUILD_FLAGS) -c release --product arbor-benchmarks
 	"$$(swift build $(SWIFT_BUILD_FLAGS) -c release --show-bin-path)/arbor-benchmarks" store --runs $${RUNS:-3}
+
+# Other clients' latency while one reads the whole 100,000-model tree again and again,
+# next to the same probes with no reader (Docs/Performance.md, "Large replies"). 3 runs.
+bench-large-reply: prerequisites
+	swift build $(SWIFT_BUILD_FLAGS) -c release --product arbor-benchmarks
+	"$$(swift build $(SWIFT_BUILD_FLAGS) -c release --show-bin-path)/arbor-benchmarks" large-reply --runs $${RUNS:-3}
 
 # Allocations per intent of counterfactd, under an LD_PRELOAD malloc counter (gcc builds it).
 bench-allocations: prerequisites

@@ -17,6 +17,8 @@ import Foundation
 //   arbor-benchmarks instructions [--quick]             only its instructions per request under callgrind
 //   arbor-benchmarks store [--runs N]                   durable intents vs Redis, start-up and
 //                                                       snapshots of a 100,000-model tree (make bench-store)
+//   arbor-benchmarks large-reply [--runs N]             other clients' latency while the whole
+//                                                       100,000-model tree is read (make bench-large-reply)
 
 let arguments = CommandLine.arguments.dropFirst()
 if arguments.first == "__memory", arguments.count == 3, let count = Int(arguments.last!) {
@@ -114,6 +116,9 @@ for suite in selected {
   case "store":
     let runs = arguments.firstIndex(of: "--runs").flatMap { arguments.index(after: $0) < arguments.endIndex ? Int(arguments[arguments.index(after: $0)]) : nil } ?? 3
     await StoreBenchmarks(quick: quick, runs: runs).run()
+  case "large-reply":
+    let runs = arguments.firstIndex(of: "--runs").flatMap { arguments.index(after: $0) < arguments.endIndex ? Int(arguments[arguments.index(after: $0)]) : nil } ?? 3
+    await LargeReplyBenchmarks(quick: quick, runs: runs).run()
   case "all":
     await CoreBenchmarks(divisor: quick ? 10 : 1).run()
     await RuntimeBenchmarks(divisor: quick ? 10 : 1).run()
@@ -121,6 +126,6 @@ for suite in selected {
     await SnapshotBenchmarks(divisor: quick ? 10 : 1).run()
     JSONBenchmarks(divisor: quick ? 10 : 1).run()
   default:
-    print("unknown suite '\(suite)'; known: core, reads, appends, runtime, derived, snapshots, json, daemon, postgres, store, all")
+    print("unknown suite '\(suite)'; known: core, reads, appends, runtime, derived, snapshots, json, daemon, postgres, store, large-reply, all")
   }
 }

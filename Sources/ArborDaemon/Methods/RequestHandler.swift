@@ -123,7 +123,7 @@ final class RequestHandler: Sendable {
       case .metrics:
         return try .reply(DaemonMetrics.Result(format: DaemonMetrics.format, text: String(decoding: metricsText(), as: UTF8.self)))
       case .stateGet:
-        return try .reply(stateGet(StateGet.Params(params), params))
+        return try stateGet(StateGet.Params(params), params)
       case .stateSnapshot:
         return try .reply(snapshot())
       case .stateRestore:
@@ -305,21 +305,61 @@ final class RequestHandler: Sendable {
     return RPCError.internalError("\(error)")
   }
 
-  private func stateGet(_ get: StateGet.Params, _ params: RequestParams) throws(RPCError) -> StateGet.Result {
+  /// `state.get`: read from the watch hub's copy of the state once it has reached the
+  /// tree's revision (at once but for a change that is still reaching it), so that no
+  /// value is encoded under the tree's lock or on the event loop, however large; the
+  /// connection encodes a large reply off the loop (``RequestStage``). Should the hub not
+  /// catch up within ``hubWait`` (its copy is being rebuilt), the value is encoded from
+  /// the tree, as a start does.
+  private func stateGet(_ get: StateGet.Params, _ params: RequestParams) throws(RPCError) -> Handling {
     let path = try params.pointer(get.path)
-    // Only the deepest model on the path is encoded: a leaf's get costs one model, not the
-    // tree. The whole state is read only to say what is there when nothing is.
+    let wanted = host.revision
+    if let current = hub.state(atLeast: wanted) {
+      return .done(Self.encoded(Self.stateGetResult(at: path, in: current)))
+    }
+    return .later {
+      let deadline = ContinuousClock.now + Self.hubWait
+      while ContinuousClock.now < deadline {
+        try? await Task.sleep(for: .milliseconds(1))
+        if let current = self.hub.state(atLeast: wanted) {
+          return Self.encoded(Self.stateGetResult(at: path, in: current))
+        }
+      }
+      return Self.encoded(self.stateGetFromTree(at: path))
+    }
+  }
+
+  /// How long a `state.get` waits for the watch hub to reach the tree's revision.
+  static let hubWait = Duration.seconds(1)
+
+  /// The value at `path` in the hub's copy of the state.
+  private static func stateGetResult(
+    at path: JSONPointer, in current: (revision: UInt64, document: JSONValue)
+  ) -> Swift.Result<StateGet.Result, RPCError> {
+    do {
+      return .success(StateGet.Result(revision: current.revision, value: try path.resolve(in: current.document)))
+    } catch {
+      return .failure(ArborErrors.pathNotFound(path, in: current.document))
+    }
+  }
+
+  /// The value at `path`, encoded from the tree: only the deepest model on the path.
+  private func stateGetFromTree(at path: JSONPointer) -> Swift.Result<StateGet.Result, RPCError> {
     let read: (revision: UInt64, value: JSONValue?)
     do {
       read = try host.state(at: path)
     } catch {
-      throw RPCError.internalError("the state could not be encoded: \(error)")
+      return .failure(RPCError.internalError("the state could not be encoded: \(error)"))
     }
     guard let value = read.value else {
-      let (_, state) = try readState()
-      throw ArborErrors.pathNotFound(path, in: state)
+      do throws(RPCError) {
+        let (_, state) = try readState()
+        return .failure(ArborErrors.pathNotFound(path, in: state))
+      } catch {
+        return .failure(error)
+      }
     }
-    return StateGet.Result(revision: read.revision, value: value)
+    return .success(StateGet.Result(revision: read.revision, value: value))
   }
 
   private func snapshot() throws(RPCError) -> StateSnapshot.Record {
@@ -407,6 +447,11 @@ final class RequestHandler: Sendable {
   /// A result as the outcome of a request.
   static func encoded<Result: Encodable>(_ result: Result) -> Swift.Result<JSONValue, RPCError> {
     Swift.Result { () throws(RPCError) in try encode(result) }
+  }
+
+  /// A result or error as the outcome of a request.
+  static func encoded<Result: Encodable>(_ result: Swift.Result<Result, RPCError>) -> Swift.Result<JSONValue, RPCError> {
+    result.flatMap { encoded($0) }
   }
 
   static func replyLine(id: RPCID?, result: JSONValue) -> [UInt8] {

@@ -26,6 +26,9 @@ final class BatchRun {
   /// Replies that wait for the journal (`--fsync always`): the batch's reply is sent once
   /// the newest of them is durable.
   var durable: [(index: Int, revision: UInt64)] = []
+  /// A reply holds a large value (``RequestStage/offLoopValues``): the batch's line is
+  /// encoded off the loop however few replies it has.
+  var holdsLargeReply = false
   /// The batch holds its connection's place (later lines wait for it): it was parsed off
   /// the loop, or it has needed more than one slice.
   var holdsPlace: Bool

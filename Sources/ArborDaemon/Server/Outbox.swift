@@ -121,7 +121,10 @@ final class Outbox: Sendable {
       if state.bytes > byteLimit {
         state.closed = true
         state.items = []
-        return .success(Self.takeWake(&state))
+        // Woken even if a wake-up is pending: a writer that waits for the socket to take
+        // more (which a client that reads nothing never lets it) must still close it.
+        state.wakePending = true
+        return .success(state.wake)
       }
       state.items.append(item)
       return .success(Self.takeWake(&state))
@@ -170,6 +173,9 @@ final class Outbox: Sendable {
       return .items(items)
     }
   }
+
+  /// Closed: by ``close()``, or because more than its limit waited unwritten.
+  var isClosed: Bool { state.withLock { $0.closed } }
 
   /// Lets the writer send what is waiting, then end.
   func finish() {

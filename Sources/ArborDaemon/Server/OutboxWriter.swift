@@ -87,7 +87,10 @@ final class OutboxWriter: ChannelDuplexHandler {
   /// socket is full: then the writability change comes back here and the outbox keeps the
   /// rest (counted against its limit).
   func write() {
-    while case .open = state, let context, context.channel.isWritable {
+    while case .open = state, let context {
+      // A full socket waits for its writability to change, unless the outbox overflowed
+      // meanwhile: a client that reads nothing would never change it.
+      guard context.channel.isWritable || outbox.isClosed else { return }
       switch outbox.take() {
       case .nothing:
         return

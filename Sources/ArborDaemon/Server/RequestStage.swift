@@ -24,6 +24,16 @@ final class RequestStage: ChannelDuplexHandler {
 
   /// Batches with at least this many replies are encoded off the event loop.
   static let offLoopReplies = 256
+  /// A reply whose result holds more values than this (``JSONValue/exceeds(values:)``) is
+  /// encoded off the event loop, and so is a batch that holds one: a `state.get` of a
+  /// large tree writes megabytes, which would hold every connection of the loop.
+  static let offLoopValues = 4_096
+
+  /// Whether a reply is large enough to be encoded off the event loop.
+  static func isLarge(_ outcome: Result<JSONValue, RPCError>) -> Bool {
+    guard case .success(let value) = outcome else { return false }
+    return value.exceeds(values: offLoopValues)
+  }
 
   private enum State {
     /// Reading requests; `readHeld`: a read was asked for while lines waited, and is made
@@ -176,7 +186,13 @@ final class RequestStage: ChannelDuplexHandler {
     case .single(.request(let request)):
       switch handler.handleNow(request, connection: connection, inBatch: false) {
       case .done(let outcome):
-        if let id = request.id, let outcome { outbox.send(Self.response(id: id, outcome).jsonLine) }
+        guard let id = request.id, let outcome else { return }
+        if Self.isLarge(outcome) {
+          let reply = Self.response(id: id, outcome)
+          sendOffLoop(holdingPlace: false) { reply.jsonLine }
+        } else {
+          outbox.send(Self.response(id: id, outcome).jsonLine)
+        }
       case .intent(let result):
         if let id = request.id { outbox.send(RPCResponse.successLine(id: id) { result.writeJSON(to: &$0) }) }
       case .durable(let revision, let reply):
@@ -187,7 +203,10 @@ final class RequestStage: ChannelDuplexHandler {
       case .later(let work):
         inTask {
           let outcome = await work()
-          if let id = request.id, let outcome { outbox.send(Self.response(id: id, outcome).jsonLine) }
+          if let id = request.id, let outcome {
+            let reply = Self.response(id: id, outcome)
+            outbox.send(await Self.offPool(Self.isLarge(outcome)) { reply.jsonLine })
+          }
         }
       }
     case .batch(let calls):
@@ -214,7 +233,10 @@ final class RequestStage: ChannelDuplexHandler {
       case .request(let request):
         switch handler.handleNow(request, connection: run.connection, inBatch: true) {
         case .done(let outcome):
-          if let id = request.id, let outcome { run.replies.append(Self.response(id: id, outcome)) }
+          if let id = request.id, let outcome {
+            if Self.isLarge(outcome) { run.holdsLargeReply = true }
+            run.replies.append(Self.response(id: id, outcome))
+          }
         case .intent(let result):
           if let id = request.id { run.replies.append(RPCResponse(id: id, result: result.jsonValue)) }
         case .durable(let revision, let reply):
@@ -242,12 +264,13 @@ final class RequestStage: ChannelDuplexHandler {
     batch = nil
     guard !run.durable.isEmpty else {
       let (calls, replies) = run.takeCallsAndReplies()
-      sendBatchLine(replies, holdingPlace: run.holdsPlace, dropping: calls)
+      sendBatchLine(replies, holdingPlace: run.holdsPlace, large: run.holdsLargeReply, dropping: calls)
       return
     }
     let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+    let large = run.holdsLargeReply
     replyWhenDurable(run.replies, durable: run.durable) { replies in
-      bound.value.sendBatchLine(replies, holdingPlace: false)
+      bound.value.sendBatchLine(replies, holdingPlace: false, large: large)
     }
     if run.holdsPlace { release() }
   }
@@ -278,22 +301,37 @@ final class RequestStage: ChannelDuplexHandler {
           if let id = request.id, let outcome { replies.append(Self.response(id: id, outcome)) }
         }
       }
-      if !replies.isEmpty { outbox.send(RPCResponse.batchLine(replies)) }
+      guard !replies.isEmpty else { return }
+      let large = replies.count >= Self.offLoopReplies || replies.contains { Self.isLarge($0.outcome) }
+      outbox.send(await Self.offPool(large) { [replies] in RPCResponse.batchLine(replies) })
     }
     if run.holdsPlace { release() }
   }
 
-  /// Queues a batch's replies as one array line. Many replies are encoded on NIO's thread
-  /// pool (100,000 take about a second in a debug build), holding the connection's place
-  /// meanwhile so that later lines are answered after it and the connection does not end
-  /// before it is sent.
+  /// Queues a batch's replies as one array line. Many replies, or a large one, are
+  /// encoded on NIO's thread pool (100,000 take about a second in a debug build).
   ///
   /// The replies, and the batch's `calls`, are let go of there too: freeing 100,000 of
   /// them is itself tens of milliseconds of work.
-  private func sendBatchLine(_ replies: [RPCResponse], holdingPlace: Bool, dropping calls: [RPCInbound.Call] = []) {
-    let outbox = self.outbox
-    guard replies.count >= Self.offLoopReplies, let context else {
+  private func sendBatchLine(_ replies: [RPCResponse], holdingPlace: Bool, large: Bool = false, dropping calls: [RPCInbound.Call] = []) {
+    guard replies.count >= Self.offLoopReplies || large else {
       if !replies.isEmpty { outbox.send(RPCResponse.batchLine(replies)) }
+      if holdingPlace { release() }
+      return
+    }
+    sendOffLoop(holdingPlace: holdingPlace) {
+      withExtendedLifetime(calls) { RPCResponse.batchLine(replies) }
+    }
+  }
+
+  /// Queues the line `makeLine` encodes, encoded on NIO's thread pool; the connection's
+  /// place is held meanwhile (taken here unless `holdingPlace`), so that later lines are
+  /// answered after it and the connection does not end before it is sent. What `makeLine`
+  /// holds is let go of on the pool's thread.
+  private func sendOffLoop(holdingPlace: Bool, _ makeLine: @escaping @Sendable () -> [UInt8]) {
+    let outbox = self.outbox
+    guard let context else {
+      outbox.send(makeLine())
       if holdingPlace { release() }
       return
     }
@@ -301,27 +339,35 @@ final class RequestStage: ChannelDuplexHandler {
     let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
     let allocator = context.channel.allocator
     // Handed over through a box, so that the last references are on the pool's thread.
-    let work = LockedState((replies: replies, calls: calls))
+    let work = LockedState<(@Sendable () -> [UInt8])?>(makeLine)
+    let take: @Sendable () -> (@Sendable () -> [UInt8])? = { work.withLock { work in
+      defer { work = nil }
+      return work
+    } }
     NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) { () -> ArenaMark? in
-      let (replies, calls) = work.withLock { work in
-        defer { work = ([], []) }
-        return work
-      }
+      guard let makeLine = take() else { return nil }
       // Copied into the socket's form here too, so that the writer need not.
-      let line = RPCResponse.batchLine(replies)
+      let line = makeLine()
       var buffer = allocator.buffer(capacity: line.count)
       buffer.writeBytes(line)
       outbox.send(buffer)
-      withExtendedLifetime(calls) {}
       return line.count >= MemoryTrim.largeBytes ? ArenaMark.here() : nil
     }.whenComplete { result in
       let stage = bound.value
       switch result {
       case .success(let mark): if let mark { stage.keep(mark) }
-      case .failure: outbox.send(RPCResponse.batchLine(work.withLock { $0.replies }))
+      case .failure: if let makeLine = take() { outbox.send(makeLine()) }
       }
       stage.release()
     }
+  }
+
+  /// The line `makeLine` encodes: on NIO's thread pool when `large`, so that a task does
+  /// not hold one of the cooperative pool's few threads for the whole encoding; here
+  /// otherwise (and should the pool have stopped).
+  private static func offPool(_ large: Bool, _ makeLine: @escaping @Sendable () -> [UInt8]) async -> [UInt8] {
+    guard large, let line = try? await NIOThreadPool.singleton.runIfActive(makeLine) else { return makeLine() }
+    return line
   }
 
   // MARK: - Places

@@ -50,6 +50,8 @@ final class WatchHub: Sendable {
   private struct State {
     var document: JSONValue = .null
     var revision: UInt64 = 0
+    /// The document is the tree's (it was reset once).
+    var holdsState = false
     /// Oldest first; at most `historyLimit`.
     var history = CircularBuffer<Revision>()
     var stateWatches: [Int: StateWatchEntry] = [:]
@@ -77,6 +79,21 @@ final class WatchHub: Sendable {
   /// The oldest `since` a state watch can start from without the journal.
   var oldestReplayable: UInt64 { state.withLock { Self.oldestReplayable($0) } }
 
+  /// The hub's copy of the state when it has reached `revision`; nil before its first
+  /// reset or while it is behind. A reader takes the copy (the hub's next change copies
+  /// what it changes, not the whole document) and works on it outside the hub's lock and
+  /// the tree's.
+  ///
+  /// ```swift
+  /// if let (revision, document) = hub.state(atLeast: host.revision) { … }
+  /// ```
+  func state(atLeast revision: UInt64) -> (revision: UInt64, document: JSONValue)? {
+    state.withLock { state in
+      guard state.holdsState, state.revision >= revision else { return nil }
+      return (state.revision, state.document)
+    }
+  }
+
   private static func oldestReplayable(_ state: State) -> UInt64 {
     (state.history.first?.revision ?? state.revision + 1) - 1
   }
@@ -90,6 +107,7 @@ final class WatchHub: Sendable {
     state.withLock { state in
       state.document = document
       state.revision = revision
+      state.holdsState = true
       state.history = CircularBuffer()
       for (subscription, watch) in state.stateWatches where !watch.awaitingResync {
         watch.outbox.replaceWithResync(subscription: subscription)
