@@ -125,7 +125,7 @@ final class RequestHandler: Sendable {
       case .stateGet:
         return try stateGet(StateGet.Params(params), params)
       case .stateSnapshot:
-        return try .reply(snapshot())
+        return stateSnapshot()
       case .stateRestore:
         let result = try restore(params)
         return try repliesWaitForDisk ? .durable(revision: result.revision, Self.encode(result)) : .reply(result)
@@ -305,31 +305,48 @@ final class RequestHandler: Sendable {
     return RPCError.internalError("\(error)")
   }
 
-  /// `state.get`: read from the watch hub's copy of the state once it has reached the
-  /// tree's revision (at once but for a change that is still reaching it), so that no
-  /// value is encoded under the tree's lock or on the event loop, however large; the
-  /// connection encodes a large reply off the loop (``RequestStage``). Should the hub not
-  /// catch up within ``hubWait`` (its copy is being rebuilt), the value is encoded from
-  /// the tree, as a start does.
+  /// `state.get`: read from the watch hub's copy of the state (``fromHub(_:otherwise:)``),
+  /// so that no value is encoded under the tree's lock or on the event loop, however
+  /// large; the connection encodes a large reply off the loop (``RequestStage``).
   private func stateGet(_ get: StateGet.Params, _ params: RequestParams) throws(RPCError) -> Handling {
     let path = try params.pointer(get.path)
-    let wanted = host.revision
-    if let current = hub.state(atLeast: wanted) {
-      return .done(Self.encoded(Self.stateGetResult(at: path, in: current)))
+    return fromHub { Self.encoded(Self.stateGetResult(at: path, in: $0)) } otherwise: { Self.encoded(self.stateGetFromTree(at: path)) }
+  }
+
+  /// `state.snapshot`: the record of the watch hub's copy of the state, as the journal's
+  /// snapshots are (``DaemonJournal/compact()``); not the tree encoded under its lock.
+  private func stateSnapshot() -> Handling {
+    fromHub { current in
+      let record = SnapshotRecord(root: self.host.rootType, schema: self.host.schemaHash, revision: current.revision, createdAt: Date(), state: current.document)
+      return Self.encoded(record)
+    } otherwise: {
+      Swift.Result { () throws(RPCError) in try Self.encode(self.snapshot()) }
     }
+  }
+
+  /// Answers from the watch hub's copy of the state once it has reached the revision the
+  /// tree has now: at once, but for a commit whose change set is still reaching the hub
+  /// (under `--fsync always` the hub holds only what is on disk), then in a task that
+  /// waits for it. So a reply reflects every revision committed before the request came.
+  /// Should the hub not catch up within ``hubWait`` (its copy is being rebuilt after a
+  /// restore), `otherwise` reads the tree.
+  private func fromHub(
+    _ read: @escaping @Sendable ((revision: UInt64, document: JSONValue)) -> Swift.Result<JSONValue, RPCError>,
+    otherwise: @escaping @Sendable () -> Swift.Result<JSONValue, RPCError>
+  ) -> Handling {
+    let wanted = host.revision
+    if let current = hub.state(atLeast: wanted) { return .done(read(current)) }
     return .later {
       let deadline = ContinuousClock.now + Self.hubWait
       while ContinuousClock.now < deadline {
         try? await Task.sleep(for: .milliseconds(1))
-        if let current = self.hub.state(atLeast: wanted) {
-          return Self.encoded(Self.stateGetResult(at: path, in: current))
-        }
+        if let current = self.hub.state(atLeast: wanted) { return read(current) }
       }
-      return Self.encoded(self.stateGetFromTree(at: path))
+      return otherwise()
     }
   }
 
-  /// How long a `state.get` waits for the watch hub to reach the tree's revision.
+  /// How long a read waits for the watch hub to reach the tree's revision.
   static let hubWait = Duration.seconds(1)
 
   /// The value at `path` in the hub's copy of the state.
