@@ -53,9 +53,19 @@ public struct SSHCommand: Sendable, Hashable {
   /// command is one word after `--`: ssh hands it to the remote user's shell, so the
   /// socket's path and the bridge's arguments are quoted for it.
   public func arguments(for address: SSHAddress) -> [String] {
-    var remote = [remoteArborctl, "bridge"]
-    if let socketPath = address.socketPath { remote += ["--socket", ShellWords.quote(socketPath)] }
-    remote += bridgeArguments.map(ShellWords.quote)
+    arguments(for: address, running: ["bridge"] + (address.socketPath.map { ["--socket", $0] } ?? []) + bridgeArguments)
+  }
+
+  /// The arguments of an ssh process that runs the remote `arborctl` with `arguments`
+  /// (each quoted for the remote shell), the program first: how `arborctl bench` runs on
+  /// the daemon's machine.
+  ///
+  /// ```swift
+  /// SSHCommand().arguments(for: try SSHAddress(parsing: "ssh://ops@build-1"), running: ["bench", "-c", "8"])
+  /// // ["ssh", "-o", "BatchMode=yes", "ops@build-1", "--", "arborctl bench -c 8"]
+  /// ```
+  public func arguments(for address: SSHAddress, running arguments: [String]) -> [String] {
+    let remote = [remoteArborctl] + arguments.map(ShellWords.quote)
     return ssh + (address.port.map { ["-p", String($0)] } ?? []) + [address.destination, "--", remote.joined(separator: " ")]
   }
 }

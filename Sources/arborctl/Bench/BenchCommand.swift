@@ -1,3 +1,4 @@
+import ArborClient
 import ArborJSON
 import ArborLoad
 import ArborRPC
@@ -109,9 +110,16 @@ struct BenchCommand: AsyncParsableCommand {
   func run() async throws {
     do {
       if let address = try connection.sshAddress() {
-        throw CommandFailure(
-          .usage,
-          "bench opens many connections to the socket itself and does not go through ssh: run it on the daemon's machine (ssh \(address.destination) arborctl bench …)")
+        // Run where the daemon is: a load through ssh would measure ssh.
+        let arguments = RemoteBench.arguments(from: CommandLine.arguments, address: address)
+        let status: Int32
+        do {
+          status = try await RemoteBench.run(address, command: SSHCommand.fromEnvironment(), arguments: arguments)
+        } catch {
+          throw CommandFailure(.cannotConnect, "cannot start ssh for \(address): \(error)")
+        }
+        guard status == 0 else { throw ExitCode(status == 255 ? CommandFailure.Code.cannotConnect.rawValue : status) }
+        return
       }
       let socket = try connection.socketPath()
       let body = try requestParams()

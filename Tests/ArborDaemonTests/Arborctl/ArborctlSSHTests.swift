@@ -129,6 +129,26 @@ import Testing
     }
   }
 
+  /// `bench` runs on the daemon's machine: ssh runs the remote `arborctl bench` with the
+  /// same options, and its figures and exit status come back.
+  @Test(.enabled(if: SSHServer.available, sshdMissing))
+  func benchRunsOnTheDaemonsMachineThroughSSH() async throws {
+    try await withSSHServer { server in
+      let directory = try DaemonHarness.temporaryDirectory()
+      try await withDaemon(directory: directory) { daemon, _ in
+        let host = server.address(path: daemon.socket)
+        let bench = try await Self.arborctl(["--host", host, "bench", "-c", "2", "-n", "200", "--json"], environment: server.environment)
+        #expect(bench.status == .exited(0), "\(bench.output)\(bench.error)\n\(server.log)")
+        #expect(bench.json?["requests"] == 200, "\(bench.output)")
+        // The remote bench's own failure (its check call names a row that is not there), its
+        // message and its exit status come back.
+        let wrong = try await Self.arborctl(
+          ["--host", host, "bench", "-n", "10", "--target", "/counters/9/counter", "--intent", "incrementTapped"], environment: server.environment)
+        #expect(wrong.status == .exited(1) && wrong.error.contains("/counters/9"), "\(wrong.output)\(wrong.error)")
+      }
+    }
+  }
+
   @Test(.enabled(if: SSHServer.available, sshdMissing))
   func aRemoteUserWithoutTheOperatorRoleIsRefusedAnIntent() async throws {
     let uid = try await SSHServer.throwawayUser()
