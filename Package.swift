@@ -173,6 +173,7 @@ let package = Package(
       name: "ArborPostgres",
       dependencies: [
         "ArborLocking",
+        "ArborRPC",
         "ArborStore",
         "Arbor", "ArborJSON",
         .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -343,7 +344,7 @@ let package = Package(
     .testTarget(
       name: "ArborPostgresTests",
       dependencies: [
-        "ArborPostgres", "ArborLocking", "ArborStore", "Arbor", "ArborJSON", "ArborTesting", "PostgresTestServer", "ProcessSlots",
+        "ArborPostgres", "ArborLocking", "ArborRPC", "ArborStore", "Arbor", "ArborJSON", "ArborTesting", "PostgresTestServer", "ProcessSlots",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]

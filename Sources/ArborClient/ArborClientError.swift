@@ -28,6 +28,18 @@ public enum ArborClientError: Error, Sendable, CustomStringConvertible {
   /// the daemon's state parted ways.
   case patchFailed(revision: UInt64, reason: String)
 
+  /// Whether the daemon answered with `error`: the test to write rather than comparing
+  /// ``name`` with a string.
+  ///
+  /// ```swift
+  /// do { try await client.call("intent.call", ["intent": "setSetpoint", "params": ["to": 45]]) }
+  /// catch where error.is(.invalidParameter) { print(error) }
+  /// ```
+  public func `is`(_ error: ArborError) -> Bool {
+    if case .daemon(let answered) = self { return answered.is(error) }
+    return false
+  }
+
   /// The daemon's stable error name (`org.arbor.IntentNotFound`, …), when the daemon
   /// answered with an error that has one.
   public var name: String? {

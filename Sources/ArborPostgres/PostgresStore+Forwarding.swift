@@ -1,4 +1,5 @@
 import ArborLocking
+import ArborRPC
 import ArborStore
 import Foundation
 import Logging
@@ -152,8 +153,16 @@ extension PostgresStore {
   }
 
   /// The reply a new leader gives an intent the old one claimed and did not answer.
-  static let unknownOutcomeReply =
-    #"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"the leader that was running this forwarded intent stopped before it answered: the intent may or may not have run. Read the state (or history.changes) before calling it again","data":{"name":"org.arbor.NotDurable"}}}"#
+  /// `org.arbor.NotDurable` with its code (1012), as every other reply of that name: a
+  /// client that tests the code or the name reads the same error.
+  static let unknownOutcomeReply = String(
+    decoding: RPCResponse(
+      id: .null,
+      error: RPCError(
+        .notDurable,
+        message:
+          "the leader that was running this forwarded intent stopped before it answered: the intent may or may not have run. Read the state (or history.changes) before calling it again")
+    ).jsonLine.dropLast(), as: UTF8.self)
 }
 
 /// The standby's waits for forwarded intents' replies: one `LISTEN arbor_replies` session

@@ -424,13 +424,7 @@ final class RequestHandler: Sendable {
 
   private func status() throws(RPCError) -> DaemonStatus.Result {
     let snapshot = stats.snapshot()
-    let journalStatus: DaemonStatus.Journal
-    do {
-      // The journal reports its figures as JSON (`DaemonJournal.status`).
-      journalStatus = try JSONValueDecoder().decode(DaemonStatus.Journal.self, from: journal.status)
-    } catch {
-      throw RPCError.internalError("the journal's status does not read as DaemonStatus.Journal: \(error)")
-    }
+    let journalStatus = journal.status
     return DaemonStatus.Result(
       name: name, version: ArborDaemonVersion.current, protocol: ArborProtocol.version, pid: Int(getpid()), root: host.rootType,
       uptime: (snapshot.uptime * 1000).rounded() / 1000, revision: host.revision, clients: snapshot.clients,

@@ -1,4 +1,5 @@
 import ArborLocking
+import ArborRPC
 import Arbor
 import ArborJSON
 import ArborPostgres
@@ -379,38 +380,26 @@ final class DaemonJournal: Sendable {
   // MARK: - Status
 
   /// The figures `daemon.status` reports under `journal`.
-  var status: JSONValue {
+  var status: DaemonStatus.Journal {
     let (snapshotRevision, oldest, snapshots, lastError) = state.withLock {
       ($0.snapshotRevision, $0.oldestKept, $0.snapshots, $0.lastError)
     }
     let progress = writer.progress
-    var status: [String: JSONValue] = [
-      "file": .string(store.location),
-      "fsync": .string(store.fsync.rawValue),
-      "bytes": .int(Int64(store.storedBytes)),
-      "writtenRevision": .int(Int64(progress.revision)),
-      "transactions": .int(Int64(progress.transactions)),
-      "lag": .int(Int64(writer.lag)),
-      "snapshotRevision": .int(Int64(snapshotRevision)),
-      "snapshotsSaved": .int(Int64(snapshots)),
-      "oldestRevision": oldest.map { .int(Int64($0)) } ?? .null,
-    ]
+    var status = DaemonStatus.Journal(
+      file: store.location, fsync: store.fsync.rawValue, bytes: store.storedBytes, writtenRevision: progress.revision,
+      transactions: progress.transactions, lag: Int(writer.lag), snapshotRevision: snapshotRevision, snapshotsSaved: snapshots,
+      oldestRevision: oldest, writes: "accepted", error: lastError)
     if let standby {
-      status["lead"] = ["standby": true, "leader": standby.holder.map(JSONValue.string) ?? .null, "term": standby.term.map(JSONValue.int) ?? .null]
+      status.lead = DaemonStatus.Lead(standby: true, leader: standby.holder, term: standby.term)
     } else if let postgres = store as? PostgresStore {
-      status["lead"] = ["standby": false, "leader": .string(postgres.holder), "term": .int(postgres.term)]
+      status.lead = DaemonStatus.Lead(standby: false, leader: postgres.holder, term: postgres.term)
     }
     if let refusal {
-      status["writes"] = "refused"
-      status["refusal"] = [
-        "cause": .string(refusal.cause), "reason": .string(refusal.reason), "held": .int(Int64(refusal.held)),
-        "writtenRevision": .int(Int64(refusal.writtenRevision)),
-      ]
-      status["error"] = .string(refusal.reason)
-    } else {
-      status["writes"] = "accepted"
-      if let lastError { status["error"] = .string(lastError) }
+      status.writes = "refused"
+      status.refusal = DaemonStatus.Refusal(
+        cause: refusal.cause, reason: refusal.reason, held: Int(refusal.held), writtenRevision: refusal.writtenRevision)
+      status.error = refusal.reason
     }
-    return .object(status)
+    return status
   }
 }

@@ -269,7 +269,7 @@ import Testing
         return
       }
       #expect(missing.code == -32601)
-      #expect(path.name == "org.arbor.PathNotFound")
+      #expect(path.is(.pathNotFound))
       // The connection goes on: a plain call after the batch.
       #expect(try await connection.call("state.get", ["path": "/counters/0/counter/count"])["value"] == 0)
     }

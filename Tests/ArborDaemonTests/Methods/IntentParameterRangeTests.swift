@@ -23,7 +23,7 @@ import Testing
         }
         guard case .daemon(let error)? = refused else { continue }
         #expect(error.code == 1003, "dueInMinutes \(minutes): \(error)")
-        #expect(error.name == "org.arbor.InvalidParameter")
+        #expect(error.is(.invalidParameter))
         #expect(error.message.contains("dueInMinutes") && error.message.contains("-52560000 and 52560000"), "\(error.message)")
         #expect(error.data?["parameter"] == "dueInMinutes", "\(String(describing: error.data))")
       }

@@ -37,7 +37,7 @@ import Testing
       let missing = await #expect(throws: ArborClientError.self) {
         try await client.call("state.get", ["path": "/counters/5"])
       }
-      #expect(missing?.rpcError?.name == "org.arbor.PathNotFound")
+      #expect(missing?.rpcError?.is(.pathNotFound) == true)
       let malformed = await #expect(throws: ArborClientError.self) {
         try await client.call("state.get", ["path": "counters"])
       }
@@ -72,16 +72,16 @@ import Testing
         try await client.call("intent.call", ["target": "/counters/0/counter", "intent": "explode"])
       }
       #expect(unknownIntent?.rpcError?.code == 1002)
-      #expect(unknownIntent?.rpcError?.name == "org.arbor.IntentNotFound")
+      #expect(unknownIntent?.rpcError?.is(.intentNotFound) == true)
       #expect(unknownIntent?.rpcError?.data?["available"] == ["incrementTapped", "decrementTapped", "factButtonTapped", "alertDismissed"])
       let unknownTarget = await #expect(throws: ArborClientError.self) {
         try await client.call("intent.call", ["target": "/counters/9/counter", "intent": "incrementTapped"])
       }
-      #expect(unknownTarget?.rpcError?.name == "org.arbor.TargetNotFound")
+      #expect(unknownTarget?.rpcError?.is(.targetNotFound) == true)
       let unknownID = await #expect(throws: ArborClientError.self) {
         try await client.call("intent.call", ["target": ["id": "00000000000000ff"], "intent": "incrementTapped"])
       }
-      #expect(unknownID?.rpcError?.name == "org.arbor.TargetNotFound")
+      #expect(unknownID?.rpcError?.is(.targetNotFound) == true)
       let wrongType = await #expect(throws: ArborClientError.self) {
         try await client.call("intent.call", ["target": "/counters/0", "intent": "factTapped", "params": ["count": "three"]])
       }
@@ -185,7 +185,7 @@ import Testing
       let rejected = await #expect(throws: ArborClientError.self) {
         try await client.call("state.restore", ["record": ["root": "Other"]])
       }
-      #expect(rejected?.rpcError?.name == "org.arbor.SnapshotRejected")
+      #expect(rejected?.rpcError?.is(.snapshotRejected) == true)
     }
   }
 }

@@ -27,7 +27,7 @@ import Testing
               do {
                 let reply = try await client.call("intent.call", ["target": .string("/counters/\(row)/counter"), "intent": "incrementTapped"])
                 named.append((UInt64(reply["revision"]?.intValue ?? -1), row))
-              } catch let error as ArborClientError where error.rpcError?.name == "org.arbor.Superseded" {
+              } catch let error as ArborClientError where error.rpcError?.is(.superseded) == true {
                 // It wrote to the tree the restore replaced: discarded, and said so.
                 superseded.increment()
               }

@@ -13,7 +13,7 @@ import Testing
       let client = try await daemon.connect()
       #expect(try await client.call("daemon.status")["undo"] == ["canUndo": false, "canRedo": false])
       let nothing = await #expect(throws: ArborClientError.self) { try await client.call("history.undo") }
-      #expect(nothing?.rpcError?.name == "org.arbor.NothingToUndo")
+      #expect(nothing?.rpcError?.is(.nothingToUndo) == true)
       try await client.call("intent.call", ["intent": "addButtonTapped"])
       try await client.call("intent.call", ["intent": "addButtonTapped"])
       #expect(try await client.call("daemon.status")["undo"] == ["canUndo": true, "canRedo": false])
@@ -24,7 +24,7 @@ import Testing
       #expect(redone["revision"] == 4)
       #expect(try await client.call("state.get", ["path": "/counters"])["value"]?.arrayCount == 2)
       let noRedo = await #expect(throws: ArborClientError.self) { try await client.call("history.redo") }
-      #expect(noRedo?.rpcError?.name == "org.arbor.NothingToRedo")
+      #expect(noRedo?.rpcError?.is(.nothingToRedo) == true)
     }
   }
 
@@ -35,7 +35,7 @@ import Testing
       #expect(try await client.call("daemon.status")["undo"] == .null)
       for method in ["history.undo", "history.redo"] {
         let refused = await #expect(throws: ArborClientError.self) { try await client.call(method) }
-        #expect(refused?.rpcError?.name == "org.arbor.UndoNotTracked", "\(method): \(String(describing: refused))")
+        #expect(refused?.rpcError?.is(.undoNotTracked) == true, "\(method): \(String(describing: refused))")
         #expect(refused?.rpcError?.code == 1013)
       }
     }

@@ -141,7 +141,7 @@ struct FailingDiskTests {
           let error = await #expect(throws: ArborClientError.self) {
             try await client.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
           }
-          #expect(error?.rpcError?.name == "org.arbor.WritesRefused")
+          #expect(error?.rpcError?.is(.writesRefused) == true)
         }
         #expect(try await Self.count(client) == still, "a refused intent changed the state")
         #expect(still.count == 10 + Int64(outcome.ran), "every intent that ran is in the state")
@@ -254,7 +254,7 @@ struct FailingDiskTests {
         let error = await #expect(throws: ArborClientError.self) {
           try await client.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
         }
-        #expect(error?.rpcError?.name == "org.arbor.WritesRefused")
+        #expect(error?.rpcError?.is(.writesRefused) == true)
         #expect(try await Self.count(client) == still, "a refused intent changed the state")
         #expect(try await client.call("daemon.status")["journal"]?["writes"] == "refused")
         // The intent whose write failed ran in memory; no watcher saw it, and it is lost.

@@ -101,18 +101,18 @@ import Testing
       let inside = try await client.call("state.at", ["revision": .int(oldest), "path": "/counters/0/counter/count"])
       #expect(inside["value"] == .int(oldest - 1))
       let compacted = await #expect(throws: ArborClientError.self) { try await client.call("state.at", ["revision": 1]) }
-      #expect(compacted?.rpcError?.name == "org.arbor.RevisionCompacted")
+      #expect(compacted?.rpcError?.is(.revisionCompacted) == true)
       #expect(compacted?.rpcError?.data?["oldest"] == .int(oldest))
       let future = await #expect(throws: ArborClientError.self) { try await client.call("state.at", ["revision": .int(revision + 10)]) }
       #expect(future?.rpcError?.code == -32602)
       #expect(future?.rpcError?.message.contains("but the tree is at revision") == true)
       let missing = await #expect(throws: ArborClientError.self) { try await client.call("state.at", ["revision": .int(oldest), "path": "/nothing"]) }
-      #expect(missing?.rpcError?.name == "org.arbor.PathNotFound")
+      #expect(missing?.rpcError?.is(.pathNotFound) == true)
       let noRevision = await #expect(throws: ArborClientError.self) { try await client.call("state.at", ["path": ""]) }
       #expect(noRevision?.rpcError?.message.contains("revision") == true)
       // A watch from before the window is refused the same way.
       let watch = await #expect(throws: ArborClientError.self) { try await client.call("state.watch", ["since": 1]) }
-      #expect(watch?.rpcError?.name == "org.arbor.RevisionCompacted")
+      #expect(watch?.rpcError?.is(.revisionCompacted) == true)
     }
   }
 

@@ -39,7 +39,7 @@ import Testing
         let refused = await #expect(throws: ArborClientError.self) {
           try await reader.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped"])
         }
-        #expect(refused?.rpcError?.name == "org.arbor.NotLeader")
+        #expect(refused?.rpcError?.is(.notLeader) == true)
         #expect(refused?.rpcError?.message.contains("counterfactd (pid \(leader.pid) on") == true, "\(String(describing: refused))")
         // history.changes and state.at read the shared journal.
         let changes = try await reader.call("history.changes", ["since": 1])
@@ -104,7 +104,7 @@ import Testing
         let unknown = await #expect(throws: ArborClientError.self) {
           try await client.call("intent.call", ["target": "/counters/0/counter", "intent": "nosuch"])
         }
-        #expect(unknown?.rpcError?.name == "org.arbor.IntentNotFound", "\(String(describing: unknown))")
+        #expect(unknown?.rpcError?.is(.intentNotFound) == true, "\(String(describing: unknown))")
         let wrong = await #expect(throws: ArborClientError.self) {
           try await client.call("intent.call", ["target": "/counters/0/counter", "intent": "incrementTapped", "params": ["extra": 1]])
         }

@@ -110,7 +110,7 @@ import Testing
       let gone = try await notifications.next("the removal of the watched counter")
       #expect(gone.params?["exists"] == false)
       let missing = await #expect(throws: ArborClientError.self) { try await watcher.call("state.watch", ["path": "/counters/7"]) }
-      #expect(missing?.rpcError?.name == "org.arbor.PathNotFound")
+      #expect(missing?.rpcError?.is(.pathNotFound) == true)
     }
   }
 
@@ -134,7 +134,7 @@ import Testing
       let again = await #expect(throws: ArborClientError.self) {
         try await watcher.call("watch.cancel", ["subscription": .int(subscription)])
       }
-      #expect(again?.rpcError?.name == "org.arbor.SubscriptionNotFound")
+      #expect(again?.rpcError?.is(.subscriptionNotFound) == true)
     }
   }
 

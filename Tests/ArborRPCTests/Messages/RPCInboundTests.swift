@@ -96,7 +96,7 @@ import Testing
       id: "x", error: RPCError(code: -32001, name: "org.arbor.TargetNotFound", message: "no model at '/x'"))
     let read = try #require(RPCResponse(failure.json))
     #expect(read == failure)
-    #expect(read.error?.name == "org.arbor.TargetNotFound")
+    #expect(read.error?.is(.targetNotFound) == true)
   }
 
   @Test func aReplyIsWrittenAsItsObjectWouldBe() throws {

@@ -23,7 +23,7 @@ import Thermostat
       let error = await #expect(throws: ArborClientError.self) {
         try await tester.call("/", "setSetpoint", ["to": 45])
       }
-      #expect(error?.name == "org.arbor.InvalidParameter")
+      #expect(error?.is(.invalidParameter) == true)
       #expect(error?.description.contains("'to'") == true, "\(String(describing: error))")
       #expect(error?.description.contains("between 5.0 and 30.0") == true, "\(String(describing: error))")
       // The marker: the refused call changed nothing and sent nothing before it.
@@ -40,7 +40,7 @@ import Thermostat
       let error = await #expect(throws: ArborClientError.self) {
         try await tester.call("/", "setMode", ["to": "fan"])
       }
-      #expect(error?.name == "org.arbor.InvalidParameter")
+      #expect(error?.is(.invalidParameter) == true)
       #expect(error?.description.contains(#""fan" is not one of "off", "heat", "cool""#) == true, "\(String(describing: error))")
       // The marker: the refused call changed nothing before it.
       try await tester.call("/", "setMode", ["to": "cool"])

@@ -42,7 +42,7 @@ import Todos
         list.newItemTitle == "Eggs"  // typing is not a step, and is not undone
       }
       let refused = await #expect(throws: ArborClientError.self) { try await tester.client.call("history.undo") }
-      #expect(refused?.name == "org.arbor.NothingToUndo")
+      #expect(refused?.is(.nothingToUndo) == true)
 
       let redone = try await tester.client.call("history.redo")
       #expect(redone["canUndo"] == true && redone["canRedo"] == true, "\(redone)")
@@ -79,7 +79,7 @@ import Todos
         milk.tags.map(\.id) != eggs.tags.map(\.id)
       }
       let empty = await #expect(throws: ArborClientError.self) { try await tester.call(bread, "rename", ["to": "  "]) }
-      #expect(empty?.name == "org.arbor.IntentFailed")
+      #expect(empty?.is(.intentFailed) == true)
       #expect("\(String(describing: empty))".contains("a todo needs a title"), "\(String(describing: empty))")
 
       try await tester.call(eggs, "toggle")
