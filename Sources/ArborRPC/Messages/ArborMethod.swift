@@ -1,3 +1,5 @@
+import ArborJSON
+
 /// The methods an Arbor daemon answers, by their wire names, with the parameters each
 /// takes: defined once here, for the daemon (which adds the role each needs), `ArborClient`,
 /// `arborctl` and the testers.
@@ -22,19 +24,15 @@ public enum ArborMethod: String, CaseIterable, Sendable, Hashable {
   case historyUndo = "history.undo"
   case historyRedo = "history.redo"
 
-  /// The names of the parameters it accepts (by name; an unknown one is an error).
-  public var parameters: [String] {
-    switch self {
-    case .discover, .status, .metrics, .stateSnapshot, .historyUndo, .historyRedo: return []
-    case .stateGet: return ["path"]
-    case .stateRestore: return ["record"]
-    case .intentCall: return ["target", "intent", "params", "wait"]
-    case .stateWatch: return ["path", "since"]
-    case .eventsWatch: return ["path", "types"]
-    case .watchCancel: return ["subscription"]
-    case .historyChanges: return ["since", "limit"]
-    case .stateAt: return ["revision", "path"]
-    }
+  /// The names of the parameters it accepts (by name; an unknown one is an error): the
+  /// members of its definition's `Params` type, in their order, read from the type once.
+  public var parameters: [String] { Self.parameterNames[self] ?? [] }
+
+  private static let parameterNames: [ArborMethod: [String]] = Dictionary(
+    uniqueKeysWithValues: allCases.map { ($0, memberNames(of: $0.definition)) })
+
+  private static func memberNames<Definition: ArborMethodDefinition>(of definition: Definition.Type) -> [String] {
+    JSONSchemaDefinitions.memberNames(of: Definition.Params.self)
   }
 
   /// Watches queue their own reply ahead of their notifications, so they cannot be part

@@ -26,6 +26,14 @@ import Testing
     }
   }
 
+  /// The accepted names are read from the `Params` types, in their order.
+  @Test func theAcceptedParametersAreTheParamsTypesMembersInOrder() {
+    #expect(ArborMethod.intentCall.parameters == ["target", "intent", "params", "wait"])
+    #expect(ArborMethod.stateWatch.parameters == ["path", "since"])
+    #expect(ArborMethod.historyChanges.parameters == ["since", "limit"])
+    #expect(ArborMethod.status.parameters.isEmpty)
+  }
+
   @Test(arguments: ArborNotification.allCases)
   func everyNotificationHasItsType(_ notification: ArborNotification) {
     #expect(notification.definition.notification == notification)
