@@ -38,7 +38,6 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
     .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
-    .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -67,7 +66,6 @@ let package = Package(
         "ArborLocking",
         "ArborMacros",
         "ArborJSON",
-        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
@@ -121,8 +119,6 @@ let package = Package(
         // The opt-in HTTP listener (`--http`): the inspector, its WebSocket, /metrics, health.
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
-        // SHA-256 of the inspector's script, for its Content-Security-Policy.
-        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         // The WebSocket frames' own check of client masking (MaskedFramesOnly).
         .product(name: "NIOWebSocket", package: "swift-nio"),

@@ -1,6 +1,5 @@
 import ArborLocking
 import ArborJSON
-import Crypto
 import Foundation
 
 extension Model {
@@ -17,18 +16,10 @@ extension Model {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     let bytes = (try? encoder.encode(stateSchema)) ?? Data()
-    let hash = "sha256:" + SHA256.hash(data: bytes).map { byte in
-      String(byte, radix: 16).leftPadded(to: 2)
-    }.joined()
+    let hash = "sha256:" + SHA256Digest.hash(bytes).hex
     schemaHashes.withLock { $0[key] = hash }
     return hash
   }
 }
 
 private let schemaHashes = LockedState<[ObjectIdentifier: String]>([:])
-
-extension String {
-  fileprivate func leftPadded(to width: Int) -> String {
-    count >= width ? self : String(repeating: "0", count: width - count) + self
-  }
-}

@@ -1,4 +1,4 @@
-import Crypto
+import Arbor
 import Foundation
 
 extension InspectorPage {
@@ -19,7 +19,7 @@ extension InspectorPage {
     guard let open = html.range(of: "<script>"), let close = html.range(of: "</script>", range: open.upperBound..<html.endIndex) else {
       return "none"
     }
-    let digest = SHA256.hash(data: Array(html[open.upperBound..<close.lowerBound].utf8))
-    return "sha256-" + Data(digest).base64EncodedString()
+    let digest = SHA256Digest.hash(Array(html[open.upperBound..<close.lowerBound].utf8))
+    return "sha256-" + Data(digest.bytes).base64EncodedString()
   }()
 }
