@@ -31,6 +31,19 @@ let package = Package(
     .executable(name: "counterfact-tour", targets: ["counterfact-tour"]),
     .executable(name: "todosd", targets: ["todosd"]),
   ],
+  // What a daemon may leave out of its build (Docs/Architecture.md, "Optional parts").
+  // This repository's daemons, tests and tools use both; a package of your own names the
+  // ones it wants where it depends on Arbor: `traits: []` builds neither (the template's
+  // choice), `traits: ["HTTP"]` adds the inspector.
+  traits: [
+    .trait(
+      name: "PostgreSQL",
+      description: "--store postgres://…: the state in PostgreSQL, standbys and their leader (postgres-nio, swift-nio-ssl, BoringSSL)."),
+    .trait(
+      name: "HTTP",
+      description: "--http: the inspector page, its WebSocket, /metrics and health checks (Hummingbird, its WebSocket, HTTP types)."),
+    .default(enabledTraits: ["PostgreSQL", "HTTP"]),
+  ],
   dependencies: [
     .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
     .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
@@ -103,7 +116,7 @@ let package = Package(
       dependencies: [
         "ArborLocking",
         "ArborStore",
-        "ArborPostgres",
+        .target(name: "ArborPostgres", condition: .when(traits: ["PostgreSQL"])),
         "ArborSystemd",
         "Arbor",
         "ArborJSON",
@@ -117,12 +130,12 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         // The opt-in HTTP listener (`--http`): the inspector, its WebSocket, /metrics, health.
-        .product(name: "Hummingbird", package: "hummingbird"),
-        .product(name: "HummingbirdCore", package: "hummingbird"),
-        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["HTTP"])),
+        .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["HTTP"])),
+        .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["HTTP"])),
         // The WebSocket frames' own check of client masking (MaskedFramesOnly).
-        .product(name: "NIOWebSocket", package: "swift-nio"),
-        .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+        .product(name: "NIOWebSocket", package: "swift-nio", condition: .when(traits: ["HTTP"])),
+        .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: .when(traits: ["HTTP"])),
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
       ]

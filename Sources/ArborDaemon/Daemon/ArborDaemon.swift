@@ -3,7 +3,9 @@ import ArborJSON
 import ArborRPC
 import ArborLocking
 import ArborStore
-import ArborPostgres
+#if PostgreSQL
+  import ArborPostgres
+#endif
 import NIOPosix
 import ArborSystemd
 import Dependencies
@@ -114,41 +116,62 @@ public struct ArborDaemon<Root: Model>: Sendable {
     let context = StartContext(
       options: options, level: level, adopted: adopted, adoptedHTTP: adoptedHTTP, stop: stop, handlingSignals: handlingSignals,
       logger: logger)
-    let postgres = store as? PostgresStore
-    while true {
-      // Another daemon leads the PostgreSQL store: serve as its standby until it is gone.
-      if let postgres, !postgres.isLeading {
-        let leads: Bool
-        do {
-          leads = try await runStandby(postgres, context)
-        } catch {
-          await store.close()
-          throw error
-        }
-        guard leads else {
-          await store.close()
-          return
-        }
-        try await reopenSocket(context, store: store, because: "took the lead of \(store.location) as a standby")
-      }
-      let superseded: Bool
+    #if PostgreSQL
+      try await serveFollowingTheLead(store, context, started: started)
+    #else
       do {
-        superseded = try await runLeader(store, context, started: started)
+        _ = try await runLeader(store, context, started: started)
       } catch {
         await store.close()
         throw error
       }
-      guard superseded, let postgres else {
-        await store.close()
-        return
-      }
-      // Another daemon took the lead while this one could not reach the store: what this
-      // one has not written is not kept; it follows the store from now on.
-      await postgres.stepDown()
-      logger.notice("another daemon leads \(store.location) now: this daemon follows it as a standby")
-      try await reopenSocket(context, store: store, because: "lost the lead of \(store.location)")
-    }
+      await store.close()
+    #endif
   }
+
+  #if PostgreSQL
+    /// Serves `store` as its leader, or as a standby of the daemon that leads it, and goes
+    /// from one to the other as the lead changes hands, until the daemon stops.
+    private func serveFollowingTheLead(
+      _ store: any StateStore, _ context: StartContext, started: @escaping @Sendable (ModelAnchor<Root>) -> Void
+    ) async throws {
+      let logger = context.logger
+      let postgres = store as? PostgresStore
+      while true {
+        // Another daemon leads the PostgreSQL store: serve as its standby until it is gone.
+        if let postgres, !postgres.isLeading {
+          let leads: Bool
+          do {
+            leads = try await runStandby(postgres, context)
+          } catch {
+            await store.close()
+            throw error
+          }
+          guard leads else {
+            await store.close()
+            return
+          }
+          try await reopenSocket(context, store: store, because: "took the lead of \(store.location) as a standby")
+        }
+        let superseded: Bool
+        do {
+          superseded = try await runLeader(store, context, started: started)
+        } catch {
+          await store.close()
+          throw error
+        }
+        guard superseded, let postgres else {
+          await store.close()
+          return
+        }
+        // Another daemon took the lead while this one could not reach the store: what this
+        // one has not written is not kept; it follows the store from now on.
+        await postgres.stepDown()
+        logger.notice("another daemon leads \(store.location) now: this daemon follows it as a standby")
+        try await reopenSocket(context, store: store, because: "lost the lead of \(store.location)")
+      }
+    }
+  #endif
 
   /// What a start found out before it serves: the options in force, the sockets systemd
   /// passed, how it stops.
@@ -311,6 +334,12 @@ extension ArborDaemon {
   /// `--http` on a non-loopback address needs `--http-allow-remote`; a token file must
   /// hold a usable token. Checked before anything is opened.
   static func checkHTTPOptions(_ options: DaemonOptions, adoptedHTTP: Bool) throws {
+    #if !HTTP
+      if options.http != nil || adoptedHTTP {
+        throw DaemonStartError(
+          "cannot start: --http needs the HTTP listener, which this daemon was built without: enable the package trait \"HTTP\" where the daemon's package depends on Arbor (traits: [\"HTTP\"])")
+      }
+    #endif
     if options.http == nil && !adoptedHTTP && (options.httpTokenFile != nil || options.httpAllowRemote) {
       throw DaemonStartError("cannot start: --http-token-file and --http-allow-remote need --http ADDRESS:PORT")
     }
@@ -319,36 +348,45 @@ extension ArborDaemon {
         "cannot start: --http \(address) is not a loopback address, and HTTP carries no peer credentials; pass --http-allow-remote to serve the inspector and /metrics there (see Docs/Operations.md)"
       )
     }
-    if let tokenFile = options.httpTokenFile {
-      do {
-        _ = try HTTPAccess.readToken(tokenFile)
-      } catch {
-        throw DaemonStartError("cannot start: --http-token-file \(error)")
+    #if HTTP
+      if let tokenFile = options.httpTokenFile {
+        do {
+          _ = try HTTPAccess.readToken(tokenFile)
+        } catch {
+          throw DaemonStartError("cannot start: --http-token-file \(error)")
+        }
       }
-    }
+    #endif
   }
 
   /// Opens the store `--store` names (PostgreSQL), or the state directory's SQLite file
   /// after taking the directory's lock (returned, to be released at the end).
   func openStore(_ options: DaemonOptions, logger: Logger) async throws -> (any StateStore, StateDirectoryLock?) {
-    if let text = options.store {
-      let address: PostgresAddress
-      do {
-        address = try PostgresAddress(text)
-      } catch {
-        throw DaemonStartError("cannot start: --store \(error)")
+    #if PostgreSQL
+      if let text = options.store {
+        let address: PostgresAddress
+        do {
+          address = try PostgresAddress(text)
+        } catch {
+          throw DaemonStartError("cannot start: --store \(error)")
+        }
+        let holder = "\(name) (pid \(getpid()) on \(ProcessInfo.processInfo.hostName))"
+        do {
+          let store = try await PostgresStore.open(
+            address, root: Root._$typeName, schema: Root.schemaHash, fsync: options.fsync, allowingOtherSchema: true, holder: holder,
+            standbyWhenLed: true, logger: logger)
+          if store.isLeading { logger.info("leads \(address) in term \(store.term)") }
+          return (store, nil)
+        } catch {
+          throw DaemonStartError("cannot start from \(error.path): \(error.message)")
+        }
       }
-      let holder = "\(name) (pid \(getpid()) on \(ProcessInfo.processInfo.hostName))"
-      do {
-        let store = try await PostgresStore.open(
-          address, root: Root._$typeName, schema: Root.schemaHash, fsync: options.fsync, allowingOtherSchema: true, holder: holder,
-          standbyWhenLed: true, logger: logger)
-        if store.isLeading { logger.info("leads \(address) in term \(store.term)") }
-        return (store, nil)
-      } catch {
-        throw DaemonStartError("cannot start from \(error.path): \(error.message)")
+    #else
+      if options.store != nil {
+        throw DaemonStartError(
+          "cannot start: --store needs PostgreSQL, which this daemon was built without: enable the package trait \"PostgreSQL\" where the daemon's package depends on Arbor (traits: [\"PostgreSQL\"])")
       }
-    }
+    #endif
     let lock = try await Self.lockStateDirectory(paths.stateDirectory)
     do {
       let store = try Store.open(
@@ -360,60 +398,62 @@ extension ArborDaemon {
     }
   }
 
-  /// Serves as a standby of `store`: the leader's state, followed from its journal, for
-  /// reads and watches on this daemon's socket, until the daemon is stopped (false) or the
-  /// leader is gone and this daemon took the lead (true).
-  func runStandby(_ store: PostgresStore, _ context: StartContext) async throws -> Bool {
-    let (options, logger) = (context.options, context.logger)
-    // The leader's state; before the leader saved its first snapshot there is none to follow.
-    var waited = false
-    let record: SnapshotRecord
-    var lastWarning: ContinuousClock.Instant?
-    while true {
-      let recovery: StoreRecovery
-      do {
-        recovery = try await StoreCall.run { try store.recover() }
-      } catch let error as StoreError where error.kind == .unreachable || error.kind == .io {
-        // The server cannot be reached now (a network that just came back, a restart of
-        // the server): a standby waits for it rather than end.
-        if lastWarning.map({ ContinuousClock.now - $0 > .seconds(10) }) ?? true {
-          lastWarning = .now
-          logger.warning("cannot read \(error.path) to follow it yet: \(error.message); trying again")
+  #if PostgreSQL
+    /// Serves as a standby of `store`: the leader's state, followed from its journal, for
+    /// reads and watches on this daemon's socket, until the daemon is stopped (false) or the
+    /// leader is gone and this daemon took the lead (true).
+    func runStandby(_ store: PostgresStore, _ context: StartContext) async throws -> Bool {
+      let (options, logger) = (context.options, context.logger)
+      // The leader's state; before the leader saved its first snapshot there is none to follow.
+      var waited = false
+      let record: SnapshotRecord
+      var lastWarning: ContinuousClock.Instant?
+      while true {
+        let recovery: StoreRecovery
+        do {
+          recovery = try await StoreCall.run { try store.recover() }
+        } catch let error as StoreError where error.kind == .unreachable || error.kind == .io {
+          // The server cannot be reached now (a network that just came back, a restart of
+          // the server): a standby waits for it rather than end.
+          if lastWarning.map({ ContinuousClock.now - $0 > .seconds(10) }) ?? true {
+            lastWarning = .now
+            logger.warning("cannot read \(error.path) to follow it yet: \(error.message); trying again")
+          }
+          try await Task.sleep(for: .milliseconds(250))
+          continue
+        } catch let error as StoreError {
+          throw DaemonStartError("cannot follow \(error.path): \(error.message)")
         }
-        try await Task.sleep(for: .milliseconds(250))
-        continue
-      } catch let error as StoreError {
-        throw DaemonStartError("cannot follow \(error.path): \(error.message)")
+        if let found = recovery.record {
+          record = found
+          break
+        }
+        if try await store.tryToLead() { return true }
+        if !waited { logger.notice("waiting for the leader of \(store.location) to save its first snapshot") }
+        waited = true
+        try await Task.sleep(for: .milliseconds(200))
       }
-      if let found = recovery.record {
-        record = found
-        break
-      }
-      if try await store.tryToLead() { return true }
-      if !waited { logger.notice("waiting for the leader of \(store.location) to save its first snapshot") }
-      waited = true
-      try await Task.sleep(for: .milliseconds(200))
+      let replica = ReplicaHost<Root>(record: record)
+      let leader = await store.leaderHolder()
+      let snapshots = await StoreReads.snapshotRevisions(store)
+      let parts = DaemonParts(
+        name: name, host: replica, options: options, commandLine: self.options, logLevel: context.level, paths: paths, adopted: context.adopted,
+        adoptedHTTP: context.adoptedHTTP, store: store, snapshotRevisions: snapshots, journalledThrough: record.revision, base: record.revision, restoredState: record.state,
+        standby: StandbyLeader(holder: leader?.holder, term: leader?.term, store: store.location, forwards: options.forwardIntents),
+        logger: logger)
+      logger.info("a standby of \(store.location) at revision \(record.revision): \(leader?.holder ?? "another daemon") leads it")
+      let tookLead = LockedState(false)
+      let standby: [ServiceGroupConfiguration.ServiceConfiguration] = [
+        .init(service: JournalFollower(store: store, replica: replica, hub: parts.hub, journal: parts.journal, logger: logger)),
+        .init(service: EventFollower(store: store, hub: parts.hub, logger: logger)),
+        .init(
+          service: LeadershipWatch(store: store, logger: logger) { tookLead.withLock { $0 = true } },
+          successTerminationBehavior: .gracefullyShutdownGroup),
+      ]
+      try await parts.run(parts.services(listening: {}, standby: standby), stop: context.stop, handlingSignals: context.handlingSignals)
+      return tookLead.withLock { $0 }
     }
-    let replica = ReplicaHost<Root>(record: record)
-    let leader = await store.leaderHolder()
-    let snapshots = await StoreReads.snapshotRevisions(store)
-    let parts = DaemonParts(
-      name: name, host: replica, options: options, commandLine: self.options, logLevel: context.level, paths: paths, adopted: context.adopted,
-      adoptedHTTP: context.adoptedHTTP, store: store, snapshotRevisions: snapshots, journalledThrough: record.revision, base: record.revision, restoredState: record.state,
-      standby: StandbyLeader(holder: leader?.holder, term: leader?.term, store: store.location, forwards: options.forwardIntents),
-      logger: logger)
-    logger.info("a standby of \(store.location) at revision \(record.revision): \(leader?.holder ?? "another daemon") leads it")
-    let tookLead = LockedState(false)
-    let standby: [ServiceGroupConfiguration.ServiceConfiguration] = [
-      .init(service: JournalFollower(store: store, replica: replica, hub: parts.hub, journal: parts.journal, logger: logger)),
-      .init(service: EventFollower(store: store, hub: parts.hub, logger: logger)),
-      .init(
-        service: LeadershipWatch(store: store, logger: logger) { tookLead.withLock { $0 = true } },
-        successTerminationBehavior: .gracefullyShutdownGroup),
-    ]
-    try await parts.run(parts.services(listening: {}, standby: standby), stop: context.stop, handlingSignals: context.handlingSignals)
-    return tookLead.withLock { $0 }
-  }
+  #endif
 
   /// Takes the state directory's lock. A lock that this very process holds is waited for a
   /// moment (2 s): a child process being started elsewhere in the process (a test host

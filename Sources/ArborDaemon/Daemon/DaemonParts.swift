@@ -2,7 +2,9 @@ import ArborLocking
 import Arbor
 import ArborJSON
 import ArborRPC
-import ArborPostgres
+#if PostgreSQL
+  import ArborPostgres
+#endif
 import ArborStore
 import ArborSystemd
 import Foundation
@@ -122,14 +124,16 @@ final class DaemonParts: Sendable {
         .init(service: ChangePumpService(pump: pump)),
         .init(service: JournalUpkeep(journal: journal)),
       ]
-    if standby == nil, let postgres = store as? PostgresStore {
-      services.append(.init(service: ForwardedIntentServer(store: postgres, handler: handler)))
-      services.append(.init(service: EventRelay(store: postgres, host: host, logger: logger)))
-      services.append(
-        .init(
-          service: LeadershipLoss(store: postgres, journal: journal, logger: logger) { [self] in leadLost.store(true, ordering: .releasing) },
-          successTerminationBehavior: .gracefullyShutdownGroup))
-    }
+    #if PostgreSQL
+      if standby == nil, let postgres = store as? PostgresStore {
+        services.append(.init(service: ForwardedIntentServer(store: postgres, handler: handler)))
+        services.append(.init(service: EventRelay(store: postgres, host: host, logger: logger)))
+        services.append(
+          .init(
+            service: LeadershipLoss(store: postgres, journal: journal, logger: logger) { [self] in leadLost.store(true, ordering: .releasing) },
+            successTerminationBehavior: .gracefullyShutdownGroup))
+      }
+    #endif
     if notifier.isListening {
       let interval = Duration.milliseconds(Int64(max(0.05, live.withLock { $0.statusInterval }) * 1000))
       services.append(.init(service: StatusTicker(notifier: notifier, interval: interval) { [self] in statusLine() }))
@@ -137,10 +141,12 @@ final class DaemonParts: Sendable {
     // Before the socket server, so that it stops after it: health checks are answered
     // (not ready) while the daemon drains.
     let options = live.withLock { $0 }
-    if options.http != nil || adoptedHTTP != nil {
-      services.append(
-        .init(service: HTTPListener(parts: self, address: options.http, adopted: adoptedHTTP, allowRemote: options.httpAllowRemote)))
-    }
+    #if HTTP
+      if options.http != nil || adoptedHTTP != nil {
+        services.append(
+          .init(service: HTTPListener(parts: self, address: options.http, adopted: adoptedHTTP, allowRemote: options.httpAllowRemote)))
+      }
+    #endif
     services.append(.init(service: SocketServer(parts: self, listening: listening), successTerminationBehavior: .gracefullyShutdownGroup))
     return services
   }
@@ -216,8 +222,10 @@ final class DaemonParts: Sendable {
 
   // MARK: The HTTP listener
 
-  /// Who an inspector WebSocket may be, by the token file in force.
-  var httpAccess: HTTPAccess { HTTPAccess(tokenFile: live.withLock { $0.httpTokenFile }) }
+  #if HTTP
+    /// Who an inspector WebSocket may be, by the token file in force.
+    var httpAccess: HTTPAccess { HTTPAccess(tokenFile: live.withLock { $0.httpTokenFile }) }
+  #endif
 
   /// Why `/readyz` says not ready, or nil when the daemon is ready.
   func notReadyReason() -> String? {

@@ -1,3 +1,4 @@
+#if HTTP
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -63,3 +64,4 @@ struct BadRequestCloser<Inner: ServerChildChannel>: ServerChildChannel {
     }
   }
 }
+#endif

@@ -1,3 +1,4 @@
+#if HTTP
 import Foundation
 import HTTPTypes
 
@@ -126,3 +127,4 @@ struct TokenFileError: Error, Sendable, CustomStringConvertible {
   var message: String
   var description: String { message }
 }
+#endif

@@ -1,3 +1,4 @@
+#if HTTP
 import ArborLocking
 import ArborSystemd
 import HTTPTypes
@@ -168,3 +169,4 @@ struct HTTPListener: Service, CustomStringConvertible {
     return Logger(label: logger.label) { _ in handler }
   }
 }
+#endif

@@ -1,3 +1,4 @@
+#if HTTP
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -41,3 +42,4 @@ enum HTTPRoutes {
       status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
   }
 }
+#endif

@@ -1,3 +1,4 @@
+#if HTTP
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -87,3 +88,4 @@ enum LoopbackHost {
     text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
   }
 }
+#endif

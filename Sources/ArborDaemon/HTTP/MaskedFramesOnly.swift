@@ -1,3 +1,4 @@
+#if HTTP
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -78,3 +79,4 @@ final class MaskedFramesOnly: ChannelInboundHandler, RemovableChannelHandler {
     }
   }
 }
+#endif

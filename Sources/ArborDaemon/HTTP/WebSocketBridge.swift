@@ -1,3 +1,4 @@
+#if HTTP
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -126,3 +127,4 @@ enum WebSocketBridge {
     }
   }
 }
+#endif

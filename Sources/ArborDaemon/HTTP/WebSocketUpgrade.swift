@@ -1,3 +1,4 @@
+#if HTTP
 import HTTPTypes
 import HummingbirdCore
 import HummingbirdWebSocket
@@ -40,3 +41,4 @@ enum WebSocketUpgrade {
     }
   }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import ArborJSON
 import ArborPostgres
 import ArborRPC
@@ -73,3 +74,4 @@ extension RequestHandler {
     return String(decoding: text, as: UTF8.self)
   }
 }
+#endif

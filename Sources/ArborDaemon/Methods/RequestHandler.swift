@@ -97,14 +97,16 @@ final class RequestHandler: Sendable {
       // A standby writes nothing: the leader does. An intent goes to it when forwarding
       // is on (once its parameters are known to be well formed).
       if let standby = journal.standby {
-        if method == .intentCall && standby.forwards && !inBatch {
-          do throws(RPCError) {
-            _ = try IntentCall.Params(RequestParams(request, accepted: method.parameters))
-          } catch {
-            return .done(.failure(error))
+        #if PostgreSQL
+          if method == .intentCall && standby.forwards && !inBatch {
+            do throws(RPCError) {
+              _ = try IntentCall.Params(RequestParams(request, accepted: method.parameters))
+            } catch {
+              return .done(.failure(error))
+            }
+            return .later { await self.forward(request) }
           }
-          return .later { await self.forward(request) }
-        }
+        #endif
         return .done(.failure(.notLeader(leader: standby.holder, term: standby.term, store: standby.store)))
       }
       // A change that cannot be kept is not made: refused before it runs.

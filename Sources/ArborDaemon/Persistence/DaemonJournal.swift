@@ -2,7 +2,9 @@ import ArborLocking
 import ArborRPC
 import Arbor
 import ArborJSON
-import ArborPostgres
+#if PostgreSQL
+  import ArborPostgres
+#endif
 import ArborStore
 import Foundation
 import Logging
@@ -391,9 +393,12 @@ final class DaemonJournal: Sendable {
       oldestRevision: oldest, writes: "accepted", error: lastError)
     if let standby {
       status.lead = DaemonStatus.Lead(standby: true, leader: standby.holder, term: standby.term)
-    } else if let postgres = store as? PostgresStore {
-      status.lead = DaemonStatus.Lead(standby: false, leader: postgres.holder, term: postgres.term)
     }
+    #if PostgreSQL
+      if standby == nil, let postgres = store as? PostgresStore {
+        status.lead = DaemonStatus.Lead(standby: false, leader: postgres.holder, term: postgres.term)
+      }
+    #endif
     if let refusal {
       status.writes = "refused"
       status.refusal = DaemonStatus.Refusal(

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import ArborJSON
 import ArborPostgres
 import ArborRPC
@@ -51,3 +52,4 @@ struct EventFollower: Service {
     }
   }
 }
+#endif

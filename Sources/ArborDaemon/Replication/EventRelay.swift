@@ -1,3 +1,4 @@
+#if PostgreSQL
 import ArborJSON
 import ArborLocking
 import ArborPostgres
@@ -61,3 +62,4 @@ struct EventRelay: Service {
     }
   }
 }
+#endif

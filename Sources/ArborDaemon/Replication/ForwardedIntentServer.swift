@@ -1,3 +1,4 @@
+#if PostgreSQL
 import ArborPostgres
 import ServiceLifecycle
 
@@ -19,3 +20,4 @@ struct ForwardedIntentServer: Service {
     serving.cancel()
   }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Arbor
 import ArborJSON
 import ArborPostgres
@@ -75,3 +76,4 @@ struct JournalFollower<Root: Model>: Service {
     journal.writer.advance(to: record.revision)
   }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import ArborPostgres
 import ArborStore
 import Logging
@@ -46,3 +47,4 @@ struct LeadershipLoss: Service {
     }
   }
 }
+#endif

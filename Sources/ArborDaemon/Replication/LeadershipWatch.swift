@@ -1,3 +1,4 @@
+#if PostgreSQL
 import ArborPostgres
 import Logging
 import ServiceLifecycle
@@ -39,3 +40,4 @@ extension Task where Success == Never, Failure == Never {
   /// Whether the task was cancelled or the service group is shutting down gracefully.
   static var isCancelledOrShuttingDown: Bool { Task.isCancelled || Task.isShuttingDownGracefully }
 }
+#endif
