@@ -14,7 +14,7 @@ SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # inspector's browser test. postgresql gives the server the PostgreSQL store's tests start
 # in a temporary directory of their own (scripts/postgres-server.sh), and psql.
 # openssh-server gives the sshd that the arborctl --host tests start on a loopback port.
-APT_PACKAGES := pkg-config util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat prometheus chromium chromium-driver postgresql iproute2 openssh-server
+APT_PACKAGES := pkg-config binutils util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat prometheus chromium chromium-driver postgresql iproute2 openssh-server
 
 .PHONY: run run-socket tour test build-release template test-busy test-busy-run test-fresh test-fresh-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-postgres bench-arborctl bench-store bench-large-reply bench-inspector bench-allocations redis valgrind user-unit arborctl-extras fuzz clean
 
@@ -110,6 +110,7 @@ template: prerequisites
 	  rm -rf $(CURDIR)/.build/template-resolve; \
 	fi
 	swift build $(SWIFT_BUILD_FLAGS) --package-path $(TEMPLATE) --scratch-path $(CURDIR)/.build --disable-build-manifest-caching --build-tests
+	scripts/template-lean-check.sh .build/debug/thermostatd
 	swift build $(SWIFT_BUILD_FLAGS) --disable-build-manifest-caching --target ArborJSON
 	@status=0; timeout --kill-after=30 $(TEST_TIMEOUT) .build/debug/ThermostatPackageTests.xctest --testing-library swift-testing || status=$$?; \
 	if [ $$status -eq 124 ] || [ $$status -eq 137 ]; then \

@@ -8,9 +8,12 @@ let package = Package(
   dependencies: [
     // Inside Arbor's repository the template uses the checkout it sits in, so that every
     // change to Arbor is built against it. In a package of your own, write instead:
-    //   .package(url: "https://example.com/your-mirror/arbor.git", from: "0.1.0"),
+    //   .package(url: "https://example.com/your-mirror/arbor.git", from: "0.1.0", traits: []),
     // with the URL of Arbor's repository and the version you want (README.md, step 2).
-    .package(name: "arbor", path: "../.."),
+    // `traits: []` builds a daemon with the socket and the SQLite store only; name
+    // "HTTP" for the inspector and /metrics (--http), "PostgreSQL" for --store postgres://
+    // (each adds what it needs to the build: Hummingbird; postgres-nio and BoringSSL).
+    .package(name: "arbor", path: "../..", traits: []),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
   ],
   targets: [
