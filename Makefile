@@ -14,7 +14,7 @@ SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # inspector's browser test. postgresql gives the server the PostgreSQL store's tests start
 # in a temporary directory of their own (scripts/postgres-server.sh), and psql.
 # openssh-server gives the sshd that the arborctl --host tests start on a loopback port.
-APT_PACKAGES := pkg-config binutils util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat prometheus chromium chromium-driver postgresql iproute2 openssh-server
+APT_PACKAGES := pkg-config binutils util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat prometheus chromium chromium-driver postgresql iproute2 openssh-server nodejs
 
 .PHONY: run run-socket tour test build-release template test-busy test-busy-run test-fresh test-fresh-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-postgres bench-arborctl bench-store bench-large-reply bench-inspector bench-allocations redis valgrind user-unit arborctl-extras fuzz clean
 
@@ -85,11 +85,17 @@ define run-tests
 	fi; exit $$status
 endef
 
-test: build python-deps
+test: build python-deps inspector-check
 	$(call run-tests,.build)
 	@$(MAKE) --no-print-directory template
 	@$(MAKE) --no-print-directory template-must-fail
 	@$(MAKE) --no-print-directory python-client
+
+# The inspector's script, its pieces joined in page order, parsed by node --check
+# (scripts/inspector-check.sh; Docs/Testing.md).
+.PHONY: inspector-check
+inspector-check: prerequisites
+	scripts/inspector-check.sh
 
 # Examples/Template, the package a user starts from (Docs/HostingYourOwnTree.md): a package
 # of its own that depends on this checkout by path, built in the main package's .build

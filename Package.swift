@@ -138,6 +138,21 @@ let package = Package(
         .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: .when(traits: ["HTTP"])),
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
+      ],
+      // The inspector's page, files of their own (checked by `node --check`, make
+      // inspector-check), compiled into the binary so that it stays one file.
+      resources: [
+        .embedInCode("HTTP/Inspector/head.html"),
+        .embedInCode("HTTP/Inspector/style.css"),
+        .embedInCode("HTTP/Inspector/body.html"),
+        .embedInCode("HTTP/Inspector/base.js"),
+        .embedInCode("HTTP/Inspector/connection.js"),
+        .embedInCode("HTTP/Inspector/tree.js"),
+        .embedInCode("HTTP/Inspector/timeline.js"),
+        .embedInCode("HTTP/Inspector/events.js"),
+        .embedInCode("HTTP/Inspector/intents.js"),
+        .embedInCode("HTTP/Inspector/start.js"),
+        .embedInCode("HTTP/Inspector/end.html"),
       ]
     ),
     // A model's tests run again through a daemon's socket: the daemon hosted in-process,
