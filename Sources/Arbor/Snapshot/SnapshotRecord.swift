@@ -87,6 +87,12 @@ struct SnapshotHeader {
     root = try container.decode(String.self, forKey: .root)
     schema = try container.decode(String.self, forKey: .schema)
     revision = try container.decode(UInt64.self, forKey: .revision)
+    // A record's integers are JSON's 64-bit signed ones (ArborJSON's `.int`): a revision
+    // beyond them could not be written back.
+    guard revision <= UInt64(Int64.max) else {
+      throw DecodingError.dataCorruptedError(
+        forKey: .revision, in: container, debugDescription: "the revision \(revision) is beyond \(Int64.max), the largest a record holds")
+    }
     let text = try container.decode(String.self, forKey: .createdAt)
     guard let date = try? Date(text, strategy: .iso8601) else {
       throw DecodingError.dataCorruptedError(
@@ -98,10 +104,16 @@ struct SnapshotHeader {
 
 extension SnapshotHeader {
   /// The whole record as a JSON value: the one place the record's fields are written.
-  func record(state: JSONValue) -> JSONValue {
-    [
+  /// A revision beyond `Int64.max` (a tree anchored there by hand) is an encoding error,
+  /// as it is refused when read.
+  func record(state: JSONValue) throws(EncodingError) -> JSONValue {
+    guard let revision = Int64(exactly: revision) else {
+      throw EncodingError.invalidValue(
+        self.revision, .init(codingPath: [CodingKeys.revision], debugDescription: "the revision \(self.revision) is beyond \(Int64.max), the largest a record holds"))
+    }
+    return [
       "format": .int(Int64(format)), "root": .string(root), "schema": .string(schema),
-      "revision": .int(Int64(revision)), "createdAt": .string(createdAt.formatted(.iso8601)), "state": state,
+      "revision": .int(revision), "createdAt": .string(createdAt.formatted(.iso8601)), "state": state,
     ]
   }
 }

@@ -101,4 +101,32 @@ import Testing
     let text = try validRecord().replacingOccurrences(of: #""history":[1,2]"#, with: #""history":null"#)
     #expect(restoreError(text) == .invalidValue(path: "/state/history", reason: "expected Array<Any>, found null or nothing"))
   }
+
+  /// A revision beyond Int64.max read as a UInt64, and writing the record back (or a
+  /// snapshot of the tree restored from it) trapped converting it to JSON's Int64. Found by
+  /// the snapshot fuzz target (Docs/Testing.md, "Fuzzing"); refused when read now.
+  @Test func aRevisionBeyondInt64IsRefusedNotTrapped() throws {
+    let text = try validRecord().replacing(#/"revision":\d+/#, with: #""revision":18446744073709551615"#)
+    #expect(text.contains("18446744073709551615"))
+    let error = try #require(restoreError(text))
+    guard case .invalidValue(let path, let reason) = error else { Issue.record("got \(error)"); return }
+    #expect(path == "/revision")
+    #expect(reason.contains("beyond 9223372036854775807"))
+    #expect(throws: DecodingError.self) { try JSONDecoder().decode(SnapshotRecord.self, from: Data(text.utf8)) }
+    // The largest revision a record holds still reads and writes back.
+    let largest = try validRecord().replacing(#/"revision":\d+/#, with: #""revision":9223372036854775807"#)
+    let record = try JSONDecoder().decode(SnapshotRecord.self, from: Data(largest.utf8))
+    #expect(record.revision == UInt64(Int64.max))
+    #expect(try JSONDecoder().decode(SnapshotRecord.self, from: JSONEncoder().encode(record)) == record)
+  }
+
+  /// A tree anchored by hand beyond Int64.max has no snapshot: an error, not a trap.
+  @Test func aTreeBeyondInt64HasNoSnapshot() throws {
+    let record = try JSONDecoder().decode(SnapshotRecord.self, from: Data(try validRecord().utf8))
+    let (_, anchor) = try Thermostat.andAnchor(restoring: record, revision: UInt64(Int64.max) + 1)
+    #expect(throws: SnapshotError.self) { try anchor.snapshot() }
+    var beyond = record
+    beyond.revision = UInt64.max
+    #expect(throws: EncodingError.self) { try JSONEncoder().encode(beyond) }
+  }
 }
