@@ -6,14 +6,13 @@
 #   Fuzz/fuzz.sh run [target…]         runs each target (all by default) for FUZZ_SECONDS (default 30)
 #   Fuzz/fuzz.sh replay TARGET FILE…   runs a target once on each file (a reproducer)
 #
-# The targets are built with swiftc directly, not SwiftPM. With Swift 6.3.1, a package in
-# Fuzz/ that depends on this one by path builds and links with `swift build
-# --sanitize=fuzzer --sanitize=address`, but the code it builds carries no coverage
-# instrumentation (libFuzzer: "no interesting inputs were found... Is the code instrumented
-# for coverage?", 2.9 million runs without one new input), and resolving it checks out all
-# of this package's dependencies (312 MB, 44 s from a warm cache) for two modules that have
-# none. ArborJSON and ArborRPC are compiled here from Sources/ as instrumented static
-# libraries (about 50 s from clean on 2 cores; only what changed is rebuilt).
+# json, request and patch are built with swiftc directly: ArborJSON and ArborRPC compiled
+# from Sources/ as instrumented static libraries (about 50 s from clean on 2 cores; only what
+# changed is rebuilt). websocket, http and snapshot need SwiftNIO or the model runtime and its
+# dependencies: they are the SwiftPM package Fuzz/Package.swift, built into .build-fuzz/spm.
+# SwiftPM's `--sanitize=fuzzer --sanitize=address` alone leaves Swift code without coverage
+# (it passes two -sanitize= options and the compiler keeps the last), so the package is also
+# given `-Xswiftc -sanitize=fuzzer,address` (see Fuzz/Package.swift).
 #
 # A run fails (exit 1) on any crash, failed check, leak or input slower than
 # FUZZ_TIMEOUT seconds (default 10), and prints the reproducer's path. Each target's corpus
@@ -22,7 +21,10 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="$ROOT/.build-fuzz"
-TARGETS=(json request patch)
+TARGETS=(json request patch websocket http snapshot)
+# The targets swiftc builds, and those of the SwiftPM package Fuzz/Package.swift.
+SWIFTC_TARGETS=(json request patch)
+PACKAGE_TARGETS=(websocket http snapshot)
 SWIFTC="${SWIFTC:-$(command -v swiftc || true)}"
 FLAGS=(-O -g -parse-as-library -swift-version 6 -sanitize=fuzzer,address -warnings-as-errors)
 
@@ -64,13 +66,27 @@ build() {
   local started=$SECONDS
   build_module ArborJSON
   build_module ArborRPC
-  for target in "${TARGETS[@]}"; do
+  for target in "${SWIFTC_TARGETS[@]}"; do
     if stale "$OUT/fuzz-$target" "$ROOT/Fuzz/Sources" "$OUT/libArborJSON.a" "$OUT/libArborRPC.a" "$0"; then
       echo "fuzz: linking fuzz-$target"
       "$SWIFTC" "${FLAGS[@]}" -use-ld=lld -module-name "Fuzz_$target" -I "$OUT/modules" \
         "$ROOT"/Fuzz/Sources/Shared/*.swift "$ROOT/Fuzz/Sources/$target"/*.swift \
         "$OUT/libArborRPC.a" "$OUT/libArborJSON.a" -o "$OUT/fuzz-$target"
     fi
+  done
+  echo "fuzz: building the package targets (${PACKAGE_TARGETS[*]})"
+  local attempt
+  for attempt in 1 2; do
+    # A source file of the main package changing under SwiftPM fails the build once
+    # ("modified during the build"); a second attempt rebuilds it.
+    if swift build -c release --package-path "$ROOT/Fuzz" --scratch-path "$OUT/spm" \
+      --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library; then
+      break
+    fi
+    [ "$attempt" -eq 1 ] || exit 1
+  done
+  for target in "${PACKAGE_TARGETS[@]}"; do
+    ln -sf "spm/release/$target" "$OUT/fuzz-$target"
   done
   echo "fuzz: targets built in $OUT ($((SECONDS - started)) s)"
 }
