@@ -261,7 +261,7 @@ final class RequestHandler: Sendable {
     error.message += "; \(owners.joined(separator: ", ")) \(owners.count == 1 ? "has" : "have") one of that name"
     members["typesWithIntent"] = .array(owners.map(JSONValue.string))
     // And where such models are now, a few of them.
-    if let schema = components?["schemas"]?["State"], let (_, state) = try? host.state() {
+    if let schema = components?["schemas"]?["State"], let state = stateForHints {
       let paths = ModelPaths.find(types: Set(owners), in: state, schema: schema, limit: 4)
       if !paths.isEmpty {
         error.message += ", at " + paths.prefix(3).joined(separator: ", ") + (paths.count > 3 ? ", …" : "")
@@ -271,9 +271,16 @@ final class RequestHandler: Sendable {
     error.data = .object(members)
   }
 
+  /// The state an error's hint reads: the watch hub's copy, so that a mistaken call does
+  /// not encode the whole tree under its lock; the tree's own while the hub holds none.
+  private var stateForHints: JSONValue? {
+    if let current = hub.state(atLeast: 0) { return current.document }
+    return try? host.state().1
+  }
+
   /// What the state holds at a target path that names no model.
   private func addPlace(to error: inout RPCError, target: IntentTarget) {
-    guard case .path(let text) = target, let pointer = try? JSONPointer(text), let (_, state) = try? host.state() else { return }
+    guard case .path(let text) = target, let pointer = try? JSONPointer(text), let state = stateForHints else { return }
     if let value = try? pointer.resolve(in: state) {
       error.message += ": it holds \(value.typeName == "object" ? "an object" : "a " + value.typeName) that is not a model"
     } else {
