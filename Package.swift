@@ -22,6 +22,7 @@ let package = Package(
     .library(name: "ArborDaemonTesting", targets: ["ArborDaemonTesting"]),
     .library(name: "ArborDaemon", targets: ["ArborDaemon"]),
     .library(name: "ArborClient", targets: ["ArborClient"]),
+    .library(name: "ArborStorage", targets: ["ArborStorage"]),
     .library(name: "ArborStore", targets: ["ArborStore"]),
     .library(name: "ArborPostgres", targets: ["ArborPostgres"]),
     .library(name: "ArborSystemd", targets: ["ArborSystemd"]),
@@ -115,6 +116,10 @@ let package = Package(
       name: "ArborDaemon",
       dependencies: [
         "ArborLocking",
+        // The store as the daemon sees it; the daemon never casts it to a backend.
+        "ArborStorage",
+        // The embedded default backend (SQLite), and PostgreSQL when the trait asks for it:
+        // only ArborDaemon.openStore names them.
         "ArborStore",
         .target(name: "ArborPostgres", condition: .when(traits: ["PostgreSQL"])),
         "ArborSystemd",
@@ -183,22 +188,34 @@ let package = Package(
       name: "ArborSystemd",
       dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]
     ),
-    // The durable journal and snapshots, on SQLite through GRDB.
+    // The store as the daemon sees it, whatever keeps it (what NIOCore is to NIOPosix):
+    // the StateStore protocol and what a backend can do besides (lead, relay events,
+    // forward intents, warn at recovery), journal entries and rows, the checks that read
+    // rows back, the group-commit writer. No database code: the backends are the modules
+    // beside it, and a daemon links only those it opens.
+    .target(
+      name: "ArborStorage",
+      dependencies: ["ArborLocking", "Arbor", "ArborJSON"]
+    ),
+    // The durable journal and snapshots on SQLite through GRDB: the embedded default.
+    // It re-exports ArborStorage, so that `import ArborStore` is all a program needs.
     .target(
       name: "ArborStore",
       dependencies: [
-        "ArborLocking",
+        "ArborStorage",
         "Arbor", "ArborJSON",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]
     ),
-    // The same store on PostgreSQL (postgres-nio), for daemons on several machines.
+    // The same store on PostgreSQL (postgres-nio), for daemons on several machines: it
+    // leads, relays events and forwards intents (ArborStorage's capabilities). Beside the
+    // SQLite store, not on it: a PostgreSQL daemon's store code links no GRDB.
     .target(
       name: "ArborPostgres",
       dependencies: [
         "ArborLocking",
         "ArborRPC",
-        "ArborStore",
+        "ArborStorage",
         "Arbor", "ArborJSON",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -348,6 +365,10 @@ let package = Package(
       dependencies: ["ArborSystemd", "ArborTesting", .product(name: "Logging", package: "swift-log")]
     ),
     .testTarget(
+      name: "ArborStorageTests",
+      dependencies: ["ArborStorage", "ArborLocking", "Arbor", "ArborJSON", "ArborTesting"]
+    ),
+    .testTarget(
       name: "ArborStoreTests",
       dependencies: ["ArborStore", "Arbor", "ArborJSON", "ArborTesting", .product(name: "GRDB", package: "GRDB.swift")]
     ),
@@ -368,7 +389,7 @@ let package = Package(
     .testTarget(
       name: "ArborPostgresTests",
       dependencies: [
-        "ArborPostgres", "ArborLocking", "ArborRPC", "ArborStore", "Arbor", "ArborJSON", "ArborTesting", "PostgresTestServer", "ProcessSlots",
+        "ArborPostgres", "ArborLocking", "ArborRPC", "ArborStorage", "Arbor", "ArborJSON", "ArborTesting", "PostgresTestServer", "ProcessSlots",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]

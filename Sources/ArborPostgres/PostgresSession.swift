@@ -1,5 +1,5 @@
 import ArborLocking
-import ArborStore
+import ArborStorage
 import Logging
 import PostgresNIO
 

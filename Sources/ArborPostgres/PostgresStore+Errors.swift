@@ -1,4 +1,4 @@
-import ArborStore
+import ArborStorage
 import NIOCore
 import NIOPosix
 import PostgresNIO

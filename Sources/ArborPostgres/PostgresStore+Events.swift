@@ -1,4 +1,4 @@
-import ArborStore
+import ArborStorage
 import Foundation
 import PostgresNIO
 
@@ -6,8 +6,9 @@ import PostgresNIO
 /// `events.watch` sees what the leader's does: the leader writes them in batches (a row of
 /// `events` holds a JSON array, fenced by its term like the journal) and announces each
 /// (`NOTIFY arbor_events`); a standby reads the rows after the newest it has seen. Rows are
-/// kept a minute: an event watch is live, and a standby reads within a second.
-extension PostgresStore {
+/// kept a minute: an event watch is live, and a standby reads within a second. What a
+/// daemon sees of it is ``StoreEventRelay``.
+extension PostgresStore: StoreEventRelay {
   static let eventChannel = "arbor_events"
   /// How long a batch of events stays in the table.
   static let eventLifetime = "1 minute"
@@ -74,7 +75,7 @@ extension PostgresStore {
 
   /// Wakes a standby's reader of events: at each batch the leader writes, and every
   /// `interval` besides.
-  public func eventWakeups(every interval: Duration) -> PostgresWakeups {
-    PostgresWakeups(address: address, channel: Self.eventChannel, every: interval, logger: logger)
+  public func eventWakeups(every interval: Duration) -> StoreWakeups {
+    StoreWakeups.listening(address: address, channel: Self.eventChannel, every: interval, logger: logger)
   }
 }

@@ -1,6 +1,6 @@
 import ArborLocking
 import ArborRPC
-import ArborStore
+import ArborStorage
 import Foundation
 import Logging
 import PostgresNIO
@@ -10,19 +10,14 @@ import PostgresNIO
 /// leader claims it in its term, runs it as if it had been sent to its own socket, writes
 /// the reply into the row and announces it (`NOTIFY arbor_replies`). A row a leader
 /// claimed and did not answer before it died is answered by the next leader with an
-/// error that says the outcome is not known, never run twice.
-extension PostgresStore {
+/// error that says the outcome is not known, never run twice. What a daemon sees of it is
+/// ``StoreIntentForwarding``.
+extension PostgresStore: StoreIntentForwarding {
   static let intentChannel = "arbor_intents"
   static let replyChannel = "arbor_replies"
 
-  /// One forwarded intent, as the leader gets it.
-  public struct ForwardedIntent: Sendable {
-    public var id: Int64
-    /// Who sent it (the standby's name, pid and host).
-    public var sender: String
-    /// The `intent.call` request's `params`, as JSON text.
-    public var request: String
-  }
+  /// One forwarded intent, as the leader gets it (``ArborStorage/ForwardedIntent``).
+  public typealias ForwardedIntent = ArborStorage.ForwardedIntent
 
   /// For a standby: queues an intent's request (its `params` as JSON text) for the leader
   /// and waits for the reply (a JSON-RPC response's JSON text), at most `timeout`.
@@ -86,7 +81,7 @@ extension PostgresStore {
   /// with `run` (which returns the JSON-RPC response's JSON text), until the task is
   /// cancelled. First answers the rows an earlier leader claimed and did not answer.
   public func serveForwardedIntents(_ run: @escaping @Sendable (ForwardedIntent) async -> String) async {
-    let wakeups = PostgresWakeups(address: address, channel: Self.intentChannel, every: .milliseconds(500), logger: logger)
+    let wakeups = StoreWakeups.listening(address: address, channel: Self.intentChannel, every: .milliseconds(500), logger: logger)
     defer { wakeups.cancel() }
     var lastCleanup = ContinuousClock.now - .seconds(60)
     for await _ in wakeups.stream {

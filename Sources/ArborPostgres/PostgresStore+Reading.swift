@@ -1,5 +1,5 @@
 import Arbor
-import ArborStore
+import ArborStorage
 import Foundation
 import NIOCore
 import PostgresNIO

@@ -1,5 +1,5 @@
 import Arbor
-import ArborStore
+import ArborStorage
 import PostgresNIO
 
 /// The kept undo history in `undo_steps`, changed in the journal transaction of the

@@ -1,24 +1,24 @@
-import ArborLocking
+import ArborStorage
 import Logging
 import PostgresNIO
 
-/// The wake-ups of a loop that reads the database when something changed: one for each
-/// `NOTIFY` on a channel (PostgreSQL's `LISTEN`, on a connection of its own, made again
-/// when it is lost), one at once after each listen begins (what came before it is read
-/// then), and one every `interval` besides; they are coalesced while the loop is busy.
-///
-/// ```swift
-/// let wakeups = store.journalWakeups(every: .seconds(1))
-/// defer { wakeups.cancel() }
-/// for await _ in wakeups.stream { await readTheJournal() }
-/// ```
-public final class PostgresWakeups: Sendable {
-  public let stream: AsyncStream<Void>
-  private let tasks: LockedState<[Task<Void, Never>]>
+/// The wake-ups a PostgreSQL store gives a loop that reads it when something changed
+/// (``StoreWakeups``): the name they had before the abstraction had a module of its own.
+public typealias PostgresWakeups = StoreWakeups
 
-  init(address: PostgresAddress, channel: String, every interval: Duration, logger: Logger) {
+extension StoreWakeups {
+  /// One wake-up for each `NOTIFY` on `channel` (PostgreSQL's `LISTEN`, on a connection of
+  /// its own, made again when it is lost), one at once after each listen begins (what came
+  /// before it is read then), and one every `interval` besides; they are coalesced while
+  /// the loop is busy.
+  ///
+  /// ```swift
+  /// let wakeups = StoreWakeups.listening(address: address, channel: "arbor_journal", every: .seconds(1), logger: logger)
+  /// defer { wakeups.cancel() }
+  /// for await _ in wakeups.stream { await readTheJournal() }
+  /// ```
+  static func listening(address: PostgresAddress, channel: String, every interval: Duration, logger: Logger) -> StoreWakeups {
     let (stream, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-    self.stream = stream
     let listening = Task {
       let session = PostgresSession(address: address, logger: logger)
       while !Task.isCancelled {
@@ -43,20 +43,19 @@ public final class PostgresWakeups: Sendable {
         wake.yield()
       }
     }
-    tasks = LockedState([listening, ticking])
-    wake.onTermination = { [tasks] _ in for task in tasks.withLock({ $0 }) { task.cancel() } }
-  }
-
-  /// Stops listening; the stream ends.
-  public func cancel() {
-    for task in tasks.withLock({ $0 }) { task.cancel() }
+    let tasks = [listening, ticking]
+    wake.onTermination = { _ in for task in tasks { task.cancel() } }
+    return StoreWakeups(stream: stream) {
+      for task in tasks { task.cancel() }
+      wake.finish()
+    }
   }
 }
 
 extension PostgresStore {
   /// Wakes a standby's reader of the journal: at each journal transaction the leader
   /// commits, and every `interval` besides.
-  public func journalWakeups(every interval: Duration) -> PostgresWakeups {
-    PostgresWakeups(address: address, channel: Self.journalChannel, every: interval, logger: logger)
+  public func journalWakeups(every interval: Duration) -> StoreWakeups {
+    StoreWakeups.listening(address: address, channel: Self.journalChannel, every: interval, logger: logger)
   }
 }

@@ -1,3 +1,5 @@
+import ArborStorage
+
 #if canImport(Glibc)
   import Glibc
 #endif

@@ -1,9 +1,13 @@
 import Arbor
+import ArborStorage
 import ArborJSON
 import Foundation
 import GRDB
 
 extension Store {
+  /// What a start begins from (``StoreRecovery``).
+  public typealias Recovery = StoreRecovery
+
   /// Where the rows are read from, and what to do about damage in them.
   var place: StoredRecords.Place {
     StoredRecords.Place(location: path, advice: "restore the file from a backup, or move it away to start fresh.")
@@ -12,11 +16,13 @@ extension Store {
   /// Rebuilds the newest state from the newest snapshot and the journal after it, applying
   /// the patches to the snapshot's JSON state (no intent runs). A gap in the journal, a
   /// patch that does not apply, a checksum that does not match or a record that cannot be
-  /// read is ``StoreError/Kind/damaged``, with the revision named.
+  /// read is ``StoreError/Kind/damaged``, with the revision named. A torn tail of the
+  /// write-ahead log that opening found (``writeAheadLog``) is in the recovery's
+  /// ``StoreRecovery/warnings``.
   public func recover() throws(StoreError) -> Recovery {
     let (path, place) = (self.path, self.place)
     do {
-      return try pool.read { db in
+      var recovery = try pool.read { db -> Recovery in
         guard let base = try Int64.fetchOne(db, sql: "SELECT MAX(revision) FROM snapshots") else {
           if let first = try Int64.fetchOne(db, sql: "SELECT MIN(revision) FROM journal") {
             throw StoredRecords.journalWithoutSnapshot(first: UInt64(bitPattern: first), at: place)
@@ -29,9 +35,20 @@ extension Store {
         (recovery.undoHistory, recovery.undoHistoryDropped) = try Self.readUndo(db, through: record.revision)
         return recovery
       }
+      recovery.warnings = openingWarnings(journalEndsAt: recovery.record?.revision ?? 0)
+      return recovery
     } catch {
       throw Self.classify(error, path: path)
     }
+  }
+
+  /// What opening found amiss in the write-ahead log and SQLite dropped, for the log of the
+  /// start that recovers the state: the journal then ends at `revision`.
+  func openingWarnings(journalEndsAt revision: UInt64) -> [String] {
+    guard case .tornTail(let frames) = writeAheadLog else { return [] }
+    return [
+      "the last transaction in \(path)-wal was incomplete (\(frames) pages; a write cut short) and was dropped: the journal ends at revision \(revision). Under --fsync always no reply had been sent for it."
+    ]
   }
 
   /// The state at `revision`, rebuilt from the newest snapshot at or before it and the

@@ -1,4 +1,5 @@
 import Arbor
+import ArborStorage
 import ArborJSON
 import Foundation
 import GRDB

@@ -1,7 +1,7 @@
 import Arbor
 import ArborJSON
 import ArborPostgres
-import ArborStore
+import ArborStorage
 import ArborTesting
 import Foundation
 import Logging

@@ -2,6 +2,9 @@ import Arbor
 import ArborJSON
 import ArborRPC
 import ArborLocking
+import ArborStorage
+// The backends, named only where the store is opened (``openStore(_:logger:)``): the rest
+// of the daemon sees `any StateStore` and asks it what it can do.
 import ArborStore
 #if PostgreSQL
   import ArborPostgres
@@ -116,62 +119,51 @@ public struct ArborDaemon<Root: Model>: Sendable {
     let context = StartContext(
       options: options, level: level, adopted: adopted, adoptedHTTP: adoptedHTTP, stop: stop, handlingSignals: handlingSignals,
       logger: logger)
-    #if PostgreSQL
-      try await serveFollowingTheLead(store, context, started: started)
-    #else
-      do {
-        _ = try await runLeader(store, context, started: started)
-      } catch {
-        await store.close()
-        throw error
-      }
-      await store.close()
-    #endif
+    try await serveFollowingTheLead(store, context, started: started)
   }
 
-  #if PostgreSQL
-    /// Serves `store` as its leader, or as a standby of the daemon that leads it, and goes
-    /// from one to the other as the lead changes hands, until the daemon stops.
-    private func serveFollowingTheLead(
-      _ store: any StateStore, _ context: StartContext, started: @escaping @Sendable (ModelAnchor<Root>) -> Void
-    ) async throws {
-      let logger = context.logger
-      let postgres = store as? PostgresStore
-      while true {
-        // Another daemon leads the PostgreSQL store: serve as its standby until it is gone.
-        if let postgres, !postgres.isLeading {
-          let leads: Bool
-          do {
-            leads = try await runStandby(postgres, context)
-          } catch {
-            await store.close()
-            throw error
-          }
-          guard leads else {
-            await store.close()
-            return
-          }
-          try await reopenSocket(context, store: store, because: "took the lead of \(store.location) as a standby")
-        }
-        let superseded: Bool
+  /// Serves `store` as its leader, or as a standby of the daemon that leads it, and goes
+  /// from one to the other as the lead changes hands, until the daemon stops. A store one
+  /// daemon owns (no ``StateStore/leadership``) is served as its leader, once.
+  private func serveFollowingTheLead(
+    _ store: any StateStore, _ context: StartContext, started: @escaping @Sendable (ModelAnchor<Root>) -> Void
+  ) async throws {
+    let logger = context.logger
+    let shared = store.leadership
+    while true {
+      // Another daemon leads the shared store: serve as its standby until it is gone.
+      if let shared, !shared.isLeading {
+        let leads: Bool
         do {
-          superseded = try await runLeader(store, context, started: started)
+          leads = try await runStandby(shared, context)
         } catch {
           await store.close()
           throw error
         }
-        guard superseded, let postgres else {
+        guard leads else {
           await store.close()
           return
         }
-        // Another daemon took the lead while this one could not reach the store: what this
-        // one has not written is not kept; it follows the store from now on.
-        await postgres.stepDown()
-        logger.notice("another daemon leads \(store.location) now: this daemon follows it as a standby")
-        try await reopenSocket(context, store: store, because: "lost the lead of \(store.location)")
+        try await reopenSocket(context, store: store, because: "took the lead of \(store.location) as a standby")
       }
+      let superseded: Bool
+      do {
+        superseded = try await runLeader(store, context, started: started)
+      } catch {
+        await store.close()
+        throw error
+      }
+      guard superseded, let shared else {
+        await store.close()
+        return
+      }
+      // Another daemon took the lead while this one could not reach the store: what this
+      // one has not written is not kept; it follows the store from now on.
+      await shared.stepDown()
+      logger.notice("another daemon leads \(store.location) now: this daemon follows it as a standby")
+      try await reopenSocket(context, store: store, because: "lost the lead of \(store.location)")
     }
-  #endif
+  }
 
   /// What a start found out before it serves: the options in force, the sockets systemd
   /// passed, how it stops.
@@ -202,8 +194,8 @@ public struct ArborDaemon<Root: Model>: Sendable {
   }
 
   /// Serves as the store's leader: restores the tree from the store and hosts it until the
-  /// daemon is stopped (false), or until another daemon took the lead of its PostgreSQL
-  /// store (true).
+  /// daemon is stopped (false), or until another daemon took the lead of its shared store
+  /// (true).
   private func runLeader(
     _ store: any StateStore, _ context: StartContext, started: @escaping @Sendable (ModelAnchor<Root>) -> Void
   ) async throws -> Bool {
@@ -320,10 +312,8 @@ extension ArborDaemon {
       let kept = recovery.undoHistory.keepingNewest(undoDepth)
       logger.info("kept \(kept.undo.count) undo and \(kept.redo.count) redo steps (--undo-depth \(undoDepth))")
     }
-    if let sqlite = store as? Store, case .tornTail(let frames) = sqlite.writeAheadLog {
-      logger.warning(
-        "the last transaction in \(file)-wal was incomplete (\(frames) pages; a write cut short) and was dropped: the journal ends at revision \(recovery.record?.revision ?? 0). Under --fsync always no reply had been sent for it.")
-    }
+    // What the backend repaired when it opened (SQLite: a torn tail of its write-ahead log).
+    for warning in recovery.warnings { logger.warning("\(warning)") }
     return (anchor, base)
   }
   /// What `--version` prints: `counterfactd (AppModel), Arbor 0.1.0, protocol 1`.
@@ -398,62 +388,66 @@ extension ArborDaemon {
     }
   }
 
-  #if PostgreSQL
-    /// Serves as a standby of `store`: the leader's state, followed from its journal, for
-    /// reads and watches on this daemon's socket, until the daemon is stopped (false) or the
-    /// leader is gone and this daemon took the lead (true).
-    func runStandby(_ store: PostgresStore, _ context: StartContext) async throws -> Bool {
-      let (options, logger) = (context.options, context.logger)
-      // The leader's state; before the leader saved its first snapshot there is none to follow.
-      var waited = false
-      let record: SnapshotRecord
-      var lastWarning: ContinuousClock.Instant?
-      while true {
-        let recovery: StoreRecovery
-        do {
-          recovery = try await StoreCall.run { try store.recover() }
-        } catch let error as StoreError where error.kind == .unreachable || error.kind == .io {
-          // The server cannot be reached now (a network that just came back, a restart of
-          // the server): a standby waits for it rather than end.
-          if lastWarning.map({ ContinuousClock.now - $0 > .seconds(10) }) ?? true {
-            lastWarning = .now
-            logger.warning("cannot read \(error.path) to follow it yet: \(error.message); trying again")
-          }
-          try await Task.sleep(for: .milliseconds(250))
-          continue
-        } catch let error as StoreError {
-          throw DaemonStartError("cannot follow \(error.path): \(error.message)")
+  /// Serves as a standby of `store`: the leader's state, followed from its journal, for
+  /// reads and watches on this daemon's socket, until the daemon is stopped (false) or the
+  /// leader is gone and this daemon took the lead (true). The leader's events reach the
+  /// standby's watchers when the store relays them (``StateStore/eventRelay``), and intents
+  /// are forwarded to the leader when it forwards them (``StateStore/intentForwarding``).
+  func runStandby(_ store: any StoreLeadership, _ context: StartContext) async throws -> Bool {
+    let (options, logger) = (context.options, context.logger)
+    // The leader's state; before the leader saved its first snapshot there is none to follow.
+    var waited = false
+    let record: SnapshotRecord
+    var lastWarning: ContinuousClock.Instant?
+    while true {
+      let recovery: StoreRecovery
+      do {
+        recovery = try await StoreCall.run { try store.recover() }
+      } catch let error as StoreError where error.kind == .unreachable || error.kind == .io {
+        // The server cannot be reached now (a network that just came back, a restart of
+        // the server): a standby waits for it rather than end.
+        if lastWarning.map({ ContinuousClock.now - $0 > .seconds(10) }) ?? true {
+          lastWarning = .now
+          logger.warning("cannot read \(error.path) to follow it yet: \(error.message); trying again")
         }
-        if let found = recovery.record {
-          record = found
-          break
-        }
-        if try await store.tryToLead() { return true }
-        if !waited { logger.notice("waiting for the leader of \(store.location) to save its first snapshot") }
-        waited = true
-        try await Task.sleep(for: .milliseconds(200))
+        try await Task.sleep(for: .milliseconds(250))
+        continue
+      } catch let error as StoreError {
+        throw DaemonStartError("cannot follow \(error.path): \(error.message)")
       }
-      let replica = ReplicaHost<Root>(record: record)
-      let leader = await store.leaderHolder()
-      let snapshots = await StoreReads.snapshotRevisions(store)
-      let parts = DaemonParts(
-        name: name, host: replica, options: options, commandLine: self.options, logLevel: context.level, paths: paths, adopted: context.adopted,
-        adoptedHTTP: context.adoptedHTTP, store: store, snapshotRevisions: snapshots, journalledThrough: record.revision, base: record.revision, restoredState: record.state,
-        standby: StandbyLeader(holder: leader?.holder, term: leader?.term, store: store.location, forwards: options.forwardIntents),
-        logger: logger)
-      logger.info("a standby of \(store.location) at revision \(record.revision): \(leader?.holder ?? "another daemon") leads it")
-      let tookLead = LockedState(false)
-      let standby: [ServiceGroupConfiguration.ServiceConfiguration] = [
-        .init(service: JournalFollower(store: store, replica: replica, hub: parts.hub, journal: parts.journal, logger: logger)),
-        .init(service: EventFollower(store: store, hub: parts.hub, logger: logger)),
-        .init(
-          service: LeadershipWatch(store: store, logger: logger) { tookLead.withLock { $0 = true } },
-          successTerminationBehavior: .gracefullyShutdownGroup),
-      ]
-      try await parts.run(parts.services(listening: {}, standby: standby), stop: context.stop, handlingSignals: context.handlingSignals)
-      return tookLead.withLock { $0 }
+      if let found = recovery.record {
+        record = found
+        break
+      }
+      if try await store.tryToLead() { return true }
+      if !waited { logger.notice("waiting for the leader of \(store.location) to save its first snapshot") }
+      waited = true
+      try await Task.sleep(for: .milliseconds(200))
     }
-  #endif
+    let replica = ReplicaHost<Root>(record: record)
+    let leader = await store.leaderHolder()
+    let snapshots = await StoreReads.snapshotRevisions(store)
+    let parts = DaemonParts(
+      name: name, host: replica, options: options, commandLine: self.options, logLevel: context.level, paths: paths, adopted: context.adopted,
+      adoptedHTTP: context.adoptedHTTP, store: store, snapshotRevisions: snapshots, journalledThrough: record.revision, base: record.revision, restoredState: record.state,
+      standby: StandbyLeader(
+        holder: leader?.holder, term: leader?.term, store: store.location,
+        forwards: options.forwardIntents && store.intentForwarding != nil),
+      logger: logger)
+    logger.info("a standby of \(store.location) at revision \(record.revision): \(leader?.holder ?? "another daemon") leads it")
+    let tookLead = LockedState(false)
+    var standby: [ServiceGroupConfiguration.ServiceConfiguration] = [
+      .init(service: JournalFollower(store: store, replica: replica, hub: parts.hub, journal: parts.journal, logger: logger)),
+      .init(
+        service: LeadershipWatch(store: store, logger: logger) { tookLead.withLock { $0 = true } },
+        successTerminationBehavior: .gracefullyShutdownGroup),
+    ]
+    if let relay = store.eventRelay {
+      standby.insert(.init(service: EventFollower(store: relay, hub: parts.hub, logger: logger)), at: 1)
+    }
+    try await parts.run(parts.services(listening: {}, standby: standby), stop: context.stop, handlingSignals: context.handlingSignals)
+    return tookLead.withLock { $0 }
+  }
 
   /// Takes the state directory's lock. A lock that this very process holds is waited for a
   /// moment (2 s): a child process being started elsewhere in the process (a test host

@@ -2,10 +2,7 @@ import ArborLocking
 import Arbor
 import ArborJSON
 import ArborRPC
-#if PostgreSQL
-  import ArborPostgres
-#endif
-import ArborStore
+import ArborStorage
 import ArborSystemd
 import Foundation
 import Logging
@@ -52,7 +49,7 @@ final class DaemonParts: Sendable {
   private let nextConnectionID = Atomic<Int>(1)
   /// True while the Unix socket listens and the daemon is not stopping (`/readyz`).
   let serving = Atomic<Bool>(false)
-  /// Set when another daemon took the lead of the PostgreSQL store from this one.
+  /// Set when another daemon took the lead of the shared store from this one.
   let leadLost = Atomic<Bool>(false)
   /// `--event-loops N`: a group of the daemon's own, shut down by ``shutdown()``.
   private let ownEventLoops: MultiThreadedEventLoopGroup?
@@ -115,7 +112,9 @@ final class DaemonParts: Sendable {
   /// The daemon's services in start order; graceful shutdown runs in reverse: the server
   /// drains and saves first, then the ticker, the journal's upkeep and the pump stop.
   /// A standby runs `standby` (its journal follower and its watch for the lead) in place
-  /// of the pump and the journal's upkeep.
+  /// of the pump and the journal's upkeep. The leader of a shared store serves what the
+  /// store can do for its standbys (forwarded intents, relayed events) and watches for
+  /// losing the lead.
   func services(
     listening: @escaping @Sendable () -> Void, standby: [ServiceGroupConfiguration.ServiceConfiguration]? = nil
   ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
@@ -124,16 +123,20 @@ final class DaemonParts: Sendable {
         .init(service: ChangePumpService(pump: pump)),
         .init(service: JournalUpkeep(journal: journal)),
       ]
-    #if PostgreSQL
-      if standby == nil, let postgres = store as? PostgresStore {
-        services.append(.init(service: ForwardedIntentServer(store: postgres, handler: handler)))
-        services.append(.init(service: EventRelay(store: postgres, host: host, logger: logger)))
+    if standby == nil {
+      if let forwarding = store.intentForwarding {
+        services.append(.init(service: ForwardedIntentServer(store: forwarding, handler: handler)))
+      }
+      if let relay = store.eventRelay {
+        services.append(.init(service: EventRelay(store: relay, host: host, logger: logger)))
+      }
+      if let shared = store.leadership {
         services.append(
           .init(
-            service: LeadershipLoss(store: postgres, journal: journal, logger: logger) { [self] in leadLost.store(true, ordering: .releasing) },
+            service: LeadershipLoss(store: shared, journal: journal, logger: logger) { [self] in leadLost.store(true, ordering: .releasing) },
             successTerminationBehavior: .gracefullyShutdownGroup))
       }
-    #endif
+    }
     if notifier.isListening {
       let interval = Duration.milliseconds(Int64(max(0.05, live.withLock { $0.statusInterval }) * 1000))
       services.append(.init(service: StatusTicker(notifier: notifier, interval: interval) { [self] in statusLine() }))

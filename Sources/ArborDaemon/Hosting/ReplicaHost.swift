@@ -2,7 +2,7 @@ import ArborLocking
 import Arbor
 import ArborJSON
 import ArborRPC
-import ArborStore
+import ArborStorage
 import Foundation
 
 /// A standby's tree: the leader's state as JSON, kept current by applying each journalled

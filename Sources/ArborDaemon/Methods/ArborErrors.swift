@@ -1,6 +1,6 @@
 import ArborJSON
 import ArborRPC
-import ArborStore
+import ArborStorage
 
 /// The codes of the daemon's own errors, as ``ArborError`` (in `ArborRPC`, shared with the
 /// clients) defines them: outside the range JSON-RPC reserves, each with a stable name in

@@ -1,12 +1,11 @@
-#if PostgreSQL
 import ArborJSON
-import ArborPostgres
 import ArborRPC
-import ArborStore
+import ArborStorage
 import Foundation
 
-/// `intent.call` on a standby, forwarded to the leader through the PostgreSQL store, and
-/// the leader's side: forwarded intents run as if sent to its own socket.
+/// `intent.call` on a standby, forwarded to the leader through the store
+/// (``StoreIntentForwarding``), and the leader's side: forwarded intents run as if sent to
+/// its own socket.
 extension RequestHandler {
   /// How long a standby waits for the leader's reply to a forwarded intent.
   static let forwardTimeout = Duration.seconds(30)
@@ -14,7 +13,9 @@ extension RequestHandler {
   /// Forwards `request` (an `intent.call`) to the leader and returns its reply, once this
   /// standby's state has the leader's revision (a read after the reply sees the write).
   func forward(_ request: RPCRequest) async -> Result<JSONValue, RPCError>? {
-    guard let store = journal.store as? PostgresStore else { return .failure(.internalError("a standby without a PostgreSQL store")) }
+    guard let store = journal.store.intentForwarding else {
+      return .failure(.internalError("a standby whose store forwards no intents"))
+    }
     var text: [UInt8] = []
     (request.params ?? .object([:])).writeJSON(to: &text)
     // Named for what happened: not queued (nothing runs), or queued with no reply in
@@ -50,7 +51,7 @@ extension RequestHandler {
 
   /// Runs an intent a standby forwarded (its `intent.call` params as JSON text) as the
   /// leader runs its own socket's, and returns the JSON-RPC response as JSON text.
-  func runForwarded(_ intent: PostgresStore.ForwardedIntent) async -> String {
+  func runForwarded(_ intent: ForwardedIntent) async -> String {
     let outcome: Result<JSONValue, RPCError>
     do throws(RPCError) {
       guard let params = try? JSONValue(parsing: Array(intent.request.utf8)) else {
@@ -74,4 +75,3 @@ extension RequestHandler {
     return String(decoding: text, as: UTF8.self)
   }
 }
-#endif

@@ -1,6 +1,6 @@
 import ArborJSON
 import ArborRPC
-import ArborStore
+import ArborStorage
 import Foundation
 
 /// The methods that read the store: `history.changes` and `state.at`. Their parameters are

@@ -2,7 +2,7 @@ import ArborLocking
 import Arbor
 import ArborJSON
 import ArborRPC
-import ArborStore
+import ArborStorage
 import Foundation
 import Logging
 import Synchronization
@@ -97,16 +97,14 @@ final class RequestHandler: Sendable {
       // A standby writes nothing: the leader does. An intent goes to it when forwarding
       // is on (once its parameters are known to be well formed).
       if let standby = journal.standby {
-        #if PostgreSQL
-          if method == .intentCall && standby.forwards && !inBatch {
-            do throws(RPCError) {
-              _ = try IntentCall.Params(RequestParams(request, accepted: method.parameters))
-            } catch {
-              return .done(.failure(error))
-            }
-            return .later { await self.forward(request) }
+        if method == .intentCall && standby.forwards && !inBatch {
+          do throws(RPCError) {
+            _ = try IntentCall.Params(RequestParams(request, accepted: method.parameters))
+          } catch {
+            return .done(.failure(error))
           }
-        #endif
+          return .later { await self.forward(request) }
+        }
         return .done(.failure(.notLeader(leader: standby.holder, term: standby.term, store: standby.store)))
       }
       // A change that cannot be kept is not made: refused before it runs.

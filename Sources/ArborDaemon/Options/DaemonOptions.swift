@@ -1,4 +1,4 @@
-import ArborStore
+import ArborStorage
 import ArgumentParser
 
 /// The daemon's command-line options, embeddable in the user's own command.

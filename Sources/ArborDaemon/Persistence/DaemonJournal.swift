@@ -2,10 +2,7 @@ import ArborLocking
 import ArborRPC
 import Arbor
 import ArborJSON
-#if PostgreSQL
-  import ArborPostgres
-#endif
-import ArborStore
+import ArborStorage
 import Foundation
 import Logging
 import NIOPosix
@@ -15,8 +12,8 @@ import Synchronization
 /// without a gap, and keeps the store compact.
 ///
 /// A synchronous listener of the tree (`ModelAnchor.listen`) hands each change set's patch
-/// to the ``JournalWriter`` on the thread that committed it; the writer writes on GRDB's
-/// queue. When the journal cannot follow the tree by patches (at a fresh start, after a
+/// to the ``JournalWriter`` on the thread that committed it; the writer writes on a thread
+/// of its own. When the journal cannot follow the tree by patches (at a fresh start, after a
 /// restore, after a value that could not be encoded) it **rebases**: it saves a snapshot of
 /// the tree and follows from there, holding the revisions committed meanwhile until the
 /// snapshot is written.
@@ -394,11 +391,9 @@ final class DaemonJournal: Sendable {
     if let standby {
       status.lead = DaemonStatus.Lead(standby: true, leader: standby.holder, term: standby.term)
     }
-    #if PostgreSQL
-      if standby == nil, let postgres = store as? PostgresStore {
-        status.lead = DaemonStatus.Lead(standby: false, leader: postgres.holder, term: postgres.term)
-      }
-    #endif
+    if standby == nil, let shared = store.leadership {
+      status.lead = DaemonStatus.Lead(standby: false, leader: shared.holder, term: shared.term)
+    }
     if let refusal {
       status.writes = "refused"
       status.refusal = DaemonStatus.Refusal(

@@ -1,4 +1,4 @@
-import ArborStore
+import ArborStorage
 
 /// Why the daemon refuses writes: the journal cannot write, so a change would not be kept.
 ///

@@ -1,16 +1,16 @@
-#if PostgreSQL
 import ArborJSON
-import ArborPostgres
 import ArborRPC
+import ArborStorage
 import Logging
 import ServiceLifecycle
 
-/// A standby's reading of the events the leader relays (``EventRelay``): each batch the
-/// leader writes after the standby started is delivered to the standby's event watches,
-/// in order, as the leader's watchers got it. An event's `revision` is the leader's when it
-/// was sent; the standby's state reaches it within its lag.
+/// A standby's reading of the events the leader relays (``EventRelay``) through its store
+/// (``StoreEventRelay``): each batch the leader writes after the standby started is
+/// delivered to the standby's event watches, in order, as the leader's watchers got it. An
+/// event's `revision` is the leader's when it was sent; the standby's state reaches it
+/// within its lag.
 struct EventFollower: Service {
-  let store: PostgresStore
+  let store: any StoreEventRelay
   let hub: WatchHub
   let logger: Logger
 
@@ -31,7 +31,7 @@ struct EventFollower: Service {
         }
         var cursor = after
         while !Task.isCancelled {
-          let batches = try await store.eventBatches(after: cursor)
+          let batches = try await store.eventBatches(after: cursor, limit: 100)
           guard let last = batches.last else { break }
           for (_, batch) in batches { deliver(batch) }
           cursor = last.seq
@@ -52,4 +52,3 @@ struct EventFollower: Service {
     }
   }
 }
-#endif

@@ -1,18 +1,17 @@
-#if PostgreSQL
 import ArborJSON
 import ArborLocking
-import ArborPostgres
 import ArborRPC
+import ArborStorage
 import Logging
 import ServiceLifecycle
 
-/// The leader's relay of its models' events to the standbys through the PostgreSQL store
-/// (``PostgresStore/publishEvents(batch:prune:)``), so that an `events.watch` on a standby
+/// The leader's relay of its models' events to the standbys through its store
+/// (``StoreEventRelay/publishEvents(batch:prune:)``), so that an `events.watch` on a standby
 /// sees them too. Off the request path: the events are gathered as the tree sends them and
 /// written in batches, one statement each, whatever came while the previous one was
 /// written. A daemon whose models send no events writes nothing.
 struct EventRelay: Service {
-  let store: PostgresStore
+  let store: any StoreEventRelay
   let host: any TreeHost
   let logger: Logger
   /// Events gathered and not yet written, at most this many (older ones are dropped, with
@@ -62,4 +61,3 @@ struct EventRelay: Service {
     }
   }
 }
-#endif

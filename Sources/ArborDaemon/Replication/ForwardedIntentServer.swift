@@ -1,12 +1,11 @@
-#if PostgreSQL
-import ArborPostgres
+import ArborStorage
 import ServiceLifecycle
 
-/// The leader's service for the intents standbys forward through the PostgreSQL store:
-/// each runs as if it had been sent to the leader's own socket (``RequestHandler``), in
-/// the order they were queued.
+/// The leader's service for the intents standbys forward through its store
+/// (``StoreIntentForwarding``): each runs as if it had been sent to the leader's own socket
+/// (``RequestHandler``), in the order they were queued.
 struct ForwardedIntentServer: Service {
-  let store: PostgresStore
+  let store: any StoreIntentForwarding
   let handler: RequestHandler
 
   func run() async throws {
@@ -20,4 +19,3 @@ struct ForwardedIntentServer: Service {
     serving.cancel()
   }
 }
-#endif

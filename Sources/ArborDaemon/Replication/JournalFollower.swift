@@ -1,8 +1,6 @@
-#if PostgreSQL
 import Arbor
 import ArborJSON
-import ArborPostgres
-import ArborStore
+import ArborStorage
 import Foundation
 import Logging
 import NIOPosix
@@ -13,11 +11,12 @@ import ServiceLifecycle
 /// leader's revision numbers, so that its watchers see what the leader's see and `since`
 /// means the same on every daemon.
 ///
-/// It reads when the leader announces a transaction (PostgreSQL's `LISTEN`), and once a
-/// second besides. A standby that fell behind the journal's window takes the whole state
+/// It reads when the store announces a transaction of the leader's
+/// (``StoreLeadership/journalWakeups(every:)``; PostgreSQL's `LISTEN`), and once a second
+/// besides. A standby that fell behind the journal's window takes the whole state
 /// again (its watchers get a resync).
 struct JournalFollower<Root: Model>: Service {
-  let store: PostgresStore
+  let store: any StoreLeadership
   let replica: ReplicaHost<Root>
   let hub: WatchHub
   let journal: DaemonJournal
@@ -76,4 +75,3 @@ struct JournalFollower<Root: Model>: Service {
     journal.writer.advance(to: record.revision)
   }
 }
-#endif

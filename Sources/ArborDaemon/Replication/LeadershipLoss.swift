@@ -1,24 +1,22 @@
-#if PostgreSQL
-import ArborPostgres
-import ArborStore
+import ArborStorage
 import Logging
 import ServiceLifecycle
 
-/// A leader's watch for having lost the lead of its PostgreSQL store: another daemon took
-/// it while this one could not reach the server (a cut network, a restart of the server
-/// that ended its session). Every `interval` it makes sure the leader's session is there
+/// A leader's watch for having lost the lead of its shared store (``StoreLeadership``, a
+/// PostgreSQL store): another daemon took it while this one could not reach the server (a
+/// cut network, a restart of the server that ended its session). Every `interval` it makes sure the leader's session is there
 /// (made again, with the lock and the term checked, when it was lost); once the store says
 /// another daemon leads, or the journal's writer was refused for that reason, it calls
 /// `lost` and ends, which stops the leader's services. The daemon then follows the store
 /// as a standby.
 struct LeadershipLoss: Service {
-  let store: PostgresStore
+  let store: any StoreLeadership
   let journal: DaemonJournal
   let interval: Duration
   let logger: Logger
   let lost: @Sendable () -> Void
 
-  init(store: PostgresStore, journal: DaemonJournal, interval: Duration = .seconds(1), logger: Logger, lost: @escaping @Sendable () -> Void) {
+  init(store: any StoreLeadership, journal: DaemonJournal, interval: Duration = .seconds(1), logger: Logger, lost: @escaping @Sendable () -> Void) {
     self.store = store
     self.journal = journal
     self.interval = interval
@@ -31,7 +29,7 @@ struct LeadershipLoss: Service {
       var reason = journal.writer.failure.flatMap { $0.kind == .superseded ? $0.message : nil }
       if reason == nil {
         do {
-          try await store.confirmLead()
+          try await store.confirmLead(within: .seconds(3))
         } catch where error.kind == .superseded {
           reason = error.message
         } catch {
@@ -47,4 +45,3 @@ struct LeadershipLoss: Service {
     }
   }
 }
-#endif

@@ -1,5 +1,4 @@
-#if PostgreSQL
-import ArborPostgres
+import ArborStorage
 import Logging
 import ServiceLifecycle
 
@@ -7,13 +6,13 @@ import ServiceLifecycle
 /// `interval`, and once it has it, ends, which stops the standby's services; the daemon
 /// then starts again as the leader, from what the old leader journalled.
 struct LeadershipWatch: Service {
-  let store: PostgresStore
+  let store: any StoreLeadership
   let interval: Duration
   let logger: Logger
   /// Called once this daemon leads.
   let tookLead: @Sendable () -> Void
 
-  init(store: PostgresStore, interval: Duration = .milliseconds(200), logger: Logger, tookLead: @escaping @Sendable () -> Void) {
+  init(store: any StoreLeadership, interval: Duration = .milliseconds(200), logger: Logger, tookLead: @escaping @Sendable () -> Void) {
     self.store = store
     self.tookLead = tookLead
     self.interval = interval
@@ -40,4 +39,3 @@ extension Task where Success == Never, Failure == Never {
   /// Whether the task was cancelled or the service group is shutting down gracefully.
   static var isCancelledOrShuttingDown: Bool { Task.isCancelled || Task.isShuttingDownGracefully }
 }
-#endif

@@ -1,7 +1,7 @@
 import ArborLocking
 import Arbor
 import ArborJSON
-import ArborStore
+import ArborStorage
 import Logging
 import Synchronization
 

@@ -3,11 +3,10 @@ import Dispatch
 import Foundation
 import Synchronization
 
-
-/// Appends committed revisions to a ``Store`` in the order they are submitted, sharing one
-/// transaction among all the revisions submitted while the previous one was being written
-/// (group commit): with many clients, each transaction (and its fsync) carries many
-/// revisions, so throughput grows with the number of clients.
+/// Appends committed revisions to a store (any ``StateStore``) in the order they are
+/// submitted, sharing one transaction among all the revisions submitted while the previous
+/// one was being written (group commit): with many clients, each transaction (and its
+/// fsync) carries many revisions, so throughput grows with the number of clients.
 ///
 /// ``submit(_:)`` never waits: a daemon calls it from its commit path, in revision order.
 /// With `.always` the writer starts at once and ``durable(through:)`` returns when a

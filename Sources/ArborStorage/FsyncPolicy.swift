@@ -1,4 +1,5 @@
-/// When a committed revision is on disk, as `--fsync` says.
+/// When a committed revision is on disk, as `--fsync` says. Each backend maps it to its
+/// own setting (SQLite's `synchronous`, PostgreSQL's `synchronous_commit`).
 ///
 /// ```swift
 /// let store = try Store.open(at: path, root: "AppModel", schema: hash, fsync: .always)
@@ -13,13 +14,4 @@ public enum FsyncPolicy: String, Sendable, Hashable, CaseIterable {
   /// Written like `batch`, never synced: the operating system decides. A process crash
   /// loses only the unwritten window; a power loss may lose more.
   case off
-
-  /// SQLite's `synchronous` setting for the policy (the database is in WAL mode).
-  var synchronous: String {
-    switch self {
-    case .always: return "FULL"
-    case .batch: return "NORMAL"
-    case .off: return "OFF"
-    }
-  }
 }

@@ -3,16 +3,23 @@ import Foundation
 
 /// Where a daemon keeps its state: snapshots, and the journal of every revision after them.
 ///
-/// Two backends keep the same layout, checksums and meaning: ``Store`` (one SQLite file,
+/// This module holds the abstraction only; the backends are modules beside it, and keep
+/// the same layout, checksums and meaning: `Store` (module `ArborStore`, one SQLite file,
 /// the embedded default) and `PostgresStore` (module `ArborPostgres`, for daemons on
 /// several machines). The calls that do not say `async` wait for the store on the calling
 /// thread: make them from a thread of your own (the ``JournalWriter``'s, `NIOThreadPool`),
 /// never from the cooperative pool or an event loop.
 ///
+/// What a backend can do beyond keeping one daemon's state is asked of the store, never
+/// found by casting it to a backend: ``leadership``, ``eventRelay`` and
+/// ``intentForwarding`` are nil unless the backend has standbys; what it found amiss when
+/// it opened is in the recovery's ``StoreRecovery/warnings``.
+///
 /// ```swift
 /// let store: any StateStore = try Store.open(at: path, root: AppModel._$typeName, schema: AppModel.schemaHash, fsync: .always)
 /// let recovery = try store.recover()
 /// let writer = JournalWriter(store: store, after: recovery.record?.revision ?? 0)
+/// if let shared = store.leadership, !shared.isLeading { print("a standby of \(store.location)") }
 /// ```
 public protocol StateStore: AnyObject, Sendable {
   /// Where the store is, for messages and `daemon.status`: a file path, or a database
@@ -59,6 +66,16 @@ public protocol StateStore: AnyObject, Sendable {
   var storedBytes: Int { get }
   /// Ends the store's connections; nothing is written after.
   func close() async
+
+  // What a backend can do besides (StateStore+Capabilities.swift: nil by default).
+
+  /// How several daemons share this store, one leading, the others its standbys; nil for
+  /// a store one daemon owns (SQLite's).
+  var leadership: (any StoreLeadership)? { get }
+  /// How the leader hands its models' events to the standbys; nil when there are none.
+  var eventRelay: (any StoreEventRelay)? { get }
+  /// How a standby hands intents to the leader to run; nil when there are no standbys.
+  var intentForwarding: (any StoreIntentForwarding)? { get }
 }
 
 extension StateStore {
