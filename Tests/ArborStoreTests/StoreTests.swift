@@ -192,6 +192,30 @@ func P(_ text: String) -> JSONPointer { try! JSONPointer(text) }
     #expect(error?.message.contains("its tables: recipes") == true)
   }
 
+  /// What SQLite drops silently at opening, a last transaction cut short in the write-ahead
+  /// log, is said in the recovery's warnings, with the revision the journal now ends at.
+  @Test func aWriteCutShortAtTheEndOfTheLogIsSaidInTheRecoverysWarnings() async throws {
+    let store = try open()
+    try await store.saveSnapshot(Self.record(revision: 0, state: ["count": 0]))
+    for revision in UInt64(1)...5 { try store.appendNow([Self.entry(revision, .replace(P("/count"), .int(Int64(revision))))]) }
+    #expect(try store.recover().warnings.isEmpty)
+    // The database and its log as a crash during the last write would leave them: copied
+    // while the store is open (closing it would empty the log), the log's last page cut.
+    let copy = directory + "/copy.sqlite"
+    try FileManager.default.copyItem(atPath: path, toPath: copy)
+    try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: copy + "-wal"))
+    let size = try handle.seekToEnd()
+    try handle.truncate(atOffset: size - 2000)
+    try handle.close()
+    let reopened = try Store.open(at: copy, root: "AppModel", schema: "sha256:one", fsync: .always)
+    let recovery = try reopened.recover()
+    #expect(recovery.record?.revision == 4, "only the torn transaction is gone")
+    #expect(recovery.warnings.count == 1)
+    #expect(recovery.warnings.first?.contains("the last transaction in \(copy)-wal was incomplete") == true, "\(recovery.warnings)")
+    #expect(recovery.warnings.first?.contains("the journal ends at revision 4") == true, "\(recovery.warnings)")
+  }
+
   @Test func flippedBytesInAPageAreReportedAsDamageOrNotADatabase() async throws {
     let store = try open()
     try await store.saveSnapshot(Self.record(revision: 0, state: ["count": 0]))
