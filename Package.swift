@@ -119,7 +119,7 @@ let package = Package(
         // The store as the daemon sees it; the daemon never casts it to a backend.
         "ArborStorage",
         // The embedded default backend (SQLite), and PostgreSQL when the trait asks for it:
-        // only ArborDaemon.openStore names them.
+        // named only where the daemon opens its store (Daemon/ArborDaemon.swift).
         "ArborStore",
         .target(name: "ArborPostgres", condition: .when(traits: ["PostgreSQL"])),
         "ArborSystemd",
