@@ -39,7 +39,11 @@ struct HTTPAccess: Sendable {
   /// The role of an upgrade request, or why it has none.
   func role(for request: HTTPRequest) -> Result<Role, Refusal> {
     if let origin = request.headerFields[.origin], !Self.sameOrigin(origin, host: request.authority) {
-      return .failure(Refusal(status: .forbidden, message: "the Origin \(origin) is not this listener's own; open the inspector from the daemon's address"))
+      // The Origin goes to the log, not into the close's reason (at most 123 bytes).
+      return .failure(
+        Refusal(
+          status: .forbidden, message: "the Origin is not this listener's own; open the inspector from the daemon's address",
+          logged: "the Origin \(origin.debugDescription) is not this listener's own"))
     }
     guard let presented = Self.presentedToken(request) else { return .success(.reader) }
     guard let tokenFile else {

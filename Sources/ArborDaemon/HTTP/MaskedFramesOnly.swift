@@ -9,6 +9,11 @@ import NIOWebSocket
 /// is what keeps a page's bytes from being read as another protocol by a proxy on the way.
 /// The frame is dropped, and so is anything after it.
 ///
+/// The same for a frame with a reserved bit set (no extension is negotiated) or a reserved
+/// opcode (§5.2): the connection is failed, and nothing after it is processed (§7.1.7).
+/// swift-websocket sends the close for these itself but goes on handing the frames after
+/// them to the bridge, which ran them as requests.
+///
 /// It sits right after the frame decoder. ``Installer`` puts it there when the upgrade
 /// completes: before the bytes read during the upgrade are passed on, so the check starts
 /// with the first frame.
@@ -32,18 +37,30 @@ final class MaskedFramesOnly: ChannelInboundHandler, RemovableChannelHandler {
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     guard !closing else { return }
-    guard unwrapInboundIn(data).maskKey != nil else {
+    let frame = unwrapInboundIn(data)
+    if let refusal = Self.refusal(of: frame) {
       closing = true
-      logger.notice("closed the \(peer): it sent a frame without a mask (1002)")
+      logger.notice("closed the \(peer): it sent \(refusal.logged) (1002)")
       var payload = context.channel.allocator.buffer(capacity: 40)
       payload.writeInteger(UInt16(1002))
-      payload.writeString("frames from a client must be masked")
+      payload.writeString(refusal.reason)
       let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)
       let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
       context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in bound.value.close(promise: nil) }
       return
     }
     context.fireChannelRead(data)
+  }
+
+  /// Why a client's frame fails the connection (for the log, and the close's reason); nil
+  /// when it may go on.
+  static func refusal(of frame: WebSocketFrame) -> (logged: String, reason: String)? {
+    guard frame.maskKey != nil else { return ("a frame without a mask", "frames from a client must be masked") }
+    guard frame.reservedBits.isEmpty else { return ("a frame with a reserved bit set", "no extension was negotiated") }
+    switch frame.opcode {
+    case .continuation, .text, .binary, .connectionClose, .ping, .pong: return nil
+    default: return ("a frame with a reserved opcode", "a reserved opcode")
+    }
   }
 
   /// Added while the upgrade is decided (after the HTTP handlers); when the upgrade is

@@ -2,6 +2,28 @@
 import NIOCore
 
 extension WebSocketBridge {
+  /// A client's message as the request line the daemon reads: its raw line breaks made
+  /// blanks, then `\n`. A JSON text holds no raw line break outside its strings and none
+  /// inside them (they are escaped), so pretty-printed JSON becomes one line. Nil for a
+  /// message longer than `maxSize` (`--max-line-bytes`): the WebSocket is closed with 1009,
+  /// as a fragmented one is (a message in one frame is bounded only by the frame limit, at
+  /// least 16 KiB).
+  ///
+  /// ```swift
+  /// WebSocketBridge.requestLine(ByteBuffer(string: "{\n}"), maxSize: 100)   // "{ }\n"
+  /// ```
+  static func requestLine(_ message: ByteBuffer, maxSize: Int) -> ByteBuffer? {
+    guard message.readableBytes <= maxSize else { return nil }
+    var line = message
+    line.withUnsafeMutableReadableBytes { bytes in
+      for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") || bytes[index] == UInt8(ascii: "\r") {
+        bytes[index] = UInt8(ascii: " ")
+      }
+    }
+    line.writeInteger(UInt8(ascii: "\n"))
+    return line
+  }
+
   /// Splits the daemon's output into lines, without their `\n`.
   ///
   /// A line arrives in many reads (a 10 MB reply in hundreds of them): the bytes already

@@ -61,19 +61,15 @@ enum WebSocketBridge {
         // The client's messages, one request line each.
         group.addTask {
           for try await message in inbound.messages(maxSize: maxSize) {
-            var line: ByteBuffer
+            let bytes: ByteBuffer
             switch message {
-            case .text(let text): line = ByteBuffer(string: text)
-            case .binary(let bytes): line = bytes
+            case .text(let text): bytes = ByteBuffer(string: text)
+            case .binary(let binary): bytes = binary
             }
-            // A JSON text holds no raw line break outside its strings, and none inside
-            // them (they are escaped): pretty-printed JSON becomes one line.
-            line.withUnsafeMutableReadableBytes { bytes in
-              for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") || bytes[index] == UInt8(ascii: "\r") {
-                bytes[index] = UInt8(ascii: " ")
-              }
+            guard let line = requestLine(bytes, maxSize: maxSize) else {
+              try await outbound.close(.messageTooLarge, reason: "a message is longer than the limit of \(maxSize) bytes")
+              return
             }
-            line.writeInteger(UInt8(ascii: "\n"))
             try await requests.write(line)
           }
         }
