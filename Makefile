@@ -218,14 +218,17 @@ SANITIZE ?=
 test-repeat: prerequisites python-deps
 	N=$(N) SANITIZE=$(SANITIZE) TEST_TIMEOUT=$(TEST_TIMEOUT) SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" scripts/test-repeat.sh
 
-# Coverage-guided fuzzing (libFuzzer with AddressSanitizer) of the JSON reader, a request
-# line's reading into typed parameters, and JSON Patch: each target for FUZZ_SECONDS. Fails
-# on any crash, failed check, leak or timeout, printing the reproducer's path. The targets
-# build into .build-fuzz, with nothing but the toolchain. See Docs/Testing.md, "Fuzzing".
+# Coverage-guided fuzzing (libFuzzer with AddressSanitizer) of the JSON reader, request
+# lines, JSON Patch, WebSocket frames and messages, HTTP heads and the upgrade decision,
+# snapshot records, and a model tree with the watch hub following it: each of the nine
+# targets for FUZZ_SECONDS, FUZZ_JOBS at a time. Fails on any crash, failed check, leak or
+# timeout, printing the reproducer's path. The targets build into .build-fuzz, with nothing
+# but the toolchain. See Docs/Testing.md, "Fuzzing".
 FUZZ_SECONDS ?= 30
+FUZZ_JOBS ?= 2
 fuzz:
 	Fuzz/fuzz.sh build
-	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/fuzz.sh run
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) Fuzz/fuzz.sh run
 
 benchmarks: prerequisites
 	swift run $(SWIFT_BUILD_FLAGS) -c release arbor-benchmarks all

@@ -16,7 +16,7 @@ import PackageDescription
 // (Sources/http, Sources/websocket, Sources/Linked): the types are internal to
 // ArborDaemon, and the daemon module as a whole would bring Hummingbird, PostgresNIO and
 // GRDB. The runtime (Arbor) is built without its macro plugin, so no swift-syntax: the
-// snapshot target's models are the macro's expansion, written out (Sources/snapshot).
+// snapshot and tree targets' models are the macro's expansion, written out (Models.swift).
 // Versions are those of the main package's Package.resolved.
 let package = Package(
   name: "ArborFuzz",
@@ -31,6 +31,7 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", exact: "1.13.1"),
     .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", exact: "1.4.3"),
     .package(url: "https://github.com/pointfreeco/swift-custom-dump", exact: "1.7.3"),
+    .package(url: "https://github.com/hummingbird-project/swift-websocket.git", exact: "1.6.2"),
   ],
   targets: [
     // `check`, shared by the targets.
@@ -68,6 +69,47 @@ let package = Package(
       name: "snapshot",
       dependencies: ["FuzzCheck", "Arbor", "ArborJSON", .product(name: "Dependencies", package: "swift-dependencies")]
     ),
+    // A model tree changed by a fuzzed program, and the watch hub, its path watchers and a
+    // standby's copy following it by its patches.
+    .executableTarget(
+      name: "tree",
+      dependencies: [
+        "FuzzCheck", "Arbor", "ArborJSON", "ArborRPC", "ArborLocking",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    // The upgrade decision (WebSocketUpgrade.outcome) on parsed request heads.
+    .executableTarget(
+      name: "upgrade",
+      dependencies: [
+        "FuzzCheck",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+        .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+      ],
+      swiftSettings: [.define("HTTP")]
+    ),
+    // MaskedFramesOnly and WSCore's handler assembling messages, the bridge's request lines
+    // and Lines framer, the daemon's LineDecoder.
+    .executableTarget(
+      name: "wsmessage",
+      dependencies: [
+        "FuzzCheck", "ArborRPC",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
+        .product(name: "NIOWebSocket", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "WSCore", package: "swift-websocket"),
+      ],
+      swiftSettings: [.define("HTTP")]
+    ),
     .target(
       name: "Arbor",
       dependencies: [
@@ -84,6 +126,7 @@ let package = Package(
       swiftSettings: [.unsafeFlags(["-suppress-warnings"])]
     ),
     .target(name: "ArborJSON", path: "Sources/Linked/ArborJSON"),
+    .target(name: "ArborRPC", dependencies: ["ArborJSON"], path: "Sources/Linked/ArborRPC"),
     .target(name: "ArborLocking", path: "Sources/Linked/ArborLocking"),
   ],
   swiftLanguageModes: [.v6]

@@ -17,10 +17,11 @@ import NIOWebSocket
 // Properties, checked against a plain reader of RFC 6455 frames in this file:
 // - nothing crashes;
 // - the frames handed on are exactly the masked frames before the first unmasked,
-//   oversized or malformed control frame, with their payload unmasked, their opcode and fin;
-//   however the stream is cut into reads;
+//   oversized, malformed control, reserved-bit or reserved-opcode frame, with their payload
+//   unmasked, their opcode and fin; however the stream is cut into reads;
 // - an unmasked frame closes the connection with 1002 and nothing after it is handed on; a
-//   frame longer than the limit with 1009; a fragmented or long control frame with 1002;
+//   frame longer than the limit with 1009; a fragmented or long control frame, a reserved
+//   bit or a reserved opcode with 1002;
 // - a text message (text frame and continuations) is refused (1007) exactly when its bytes
 //   are not UTF-8, and read as exactly those bytes when they are;
 // - `Lines` splits the payloads as a plain split on `\n` does, however they arrive and
@@ -176,6 +177,8 @@ private func referenceFrames(_ stream: [UInt8], maxFrameSize: Int) -> (frames: [
     }
     guard let body = take(Int(length)) else { return (frames, .incomplete) }
     guard masked else { return (frames, .unmasked) }
+    // Reserved bits (no extension is negotiated) or a reserved opcode fail the connection.
+    guard (first >> 4) & 0x07 == 0, [0x0, 0x1, 0x2, 0x8, 0x9, 0xA].contains(first & 0x0F) else { return (frames, .protocolError) }
     let payload = body.enumerated().map { $0.element ^ mask[$0.offset % 4] }
     frames.append(ReferenceFrame(fin: first & 0x80 != 0, reserved: (first >> 4) & 0x07, opcode: first & 0x0F, payload: payload))
   }

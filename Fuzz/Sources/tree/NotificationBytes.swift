@@ -1,0 +1,1 @@
+../../../Sources/ArborDaemon/Watching/NotificationBytes.swift

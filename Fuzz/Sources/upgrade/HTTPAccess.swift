@@ -1,0 +1,1 @@
+../../../Sources/ArborDaemon/HTTP/HTTPAccess.swift

@@ -1,0 +1,1 @@
+../../../Sources/ArborDaemon/Access/Role.swift

@@ -1,0 +1,1 @@
+../../../Sources/ArborDaemon/Server/LineDecoder.swift

@@ -1,0 +1,1 @@
+../../../Sources/ArborDaemon/HTTP/MaskedFramesOnly.swift
