@@ -37,14 +37,29 @@ import NIOCore
 
 private let logger = Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() })
 
-/// Issues the runtime reports (a value that cannot be encoded), counted, not printed.
-private final class QuietIssues: IssueReporter, @unchecked Sendable {
+/// Issues the runtime reports, kept to be checked (only a value that cannot be encoded may
+/// be reported: nothing the program does misuses the runtime), not printed.
+private final class KeptIssues: IssueReporter, @unchecked Sendable {
+  private let lock = NSLock()
+  private var messages: [String] = []
+
   func reportIssue(
     _ message: @autoclosure () -> String?, severity: IssueSeverity, fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
-  ) {}
+  ) {
+    let text = message() ?? ""
+    lock.withLock { messages.append(text) }
+  }
+
+  func take() -> [String] {
+    lock.withLock {
+      defer { messages = [] }
+      return messages
+    }
+  }
 }
 
-private let setUp: Void = { IssueReporters.current = [QuietIssues()] }()
+private let issues = KeptIssues()
+private let setUp: Void = { IssueReporters.current = [issues] }()
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTree(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -152,6 +167,9 @@ private struct Followers {
   /// Applies what the tree delivered since the last check, as `ChangePump` does, then
   /// compares every copy with the tree.
   mutating func follow(after step: String) {
+    for issue in issues.take() {
+      check(issue.contains("cannot be encoded as JSON"), "the runtime reported an issue after \(step): \(issue)")
+    }
     for delivery in deliveries.take() {
       guard case .committed(let changeSet) = delivery else {
         fatalError("the listener overflowed after \(step)")
