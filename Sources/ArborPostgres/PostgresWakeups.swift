@@ -1,4 +1,5 @@
 import ArborStorage
+import Foundation
 import Logging
 import PostgresNIO
 
@@ -20,6 +21,7 @@ extension StoreWakeups {
   static func listening(address: PostgresAddress, channel: String, every interval: Duration, logger: Logger) -> StoreWakeups {
     let (stream, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     let listening = Task {
+      if let delay = testListenDelay { try? await Task.sleep(for: delay) }
       let session = PostgresSession(address: address, logger: logger)
       while !Task.isCancelled {
         do {
@@ -38,6 +40,7 @@ extension StoreWakeups {
       await session.close()
     }
     let ticking = Task {
+      if let delay = testListenDelay { try? await Task.sleep(for: delay) }
       while !Task.isCancelled {
         try? await Task.sleep(for: interval)
         wake.yield()
@@ -51,6 +54,13 @@ extension StoreWakeups {
     }
   }
 }
+
+/// For the tests of wake-ups that come late (a loaded machine, a server slow to accept a
+/// listen): with `ARBOR_TEST_LISTEN_DELAY_MS=N` in the environment, the listen and the
+/// timer of each ``StoreWakeups/listening(address:channel:every:logger:)`` start N ms late.
+/// Unset, it costs one look at a constant each.
+private let testListenDelay: Duration? = ProcessInfo.processInfo.environment["ARBOR_TEST_LISTEN_DELAY_MS"]
+  .flatMap(Int.init).map { .milliseconds($0) }
 
 extension PostgresStore {
   /// Wakes a standby's reader of the journal: at each journal transaction the leader

@@ -443,7 +443,9 @@ extension ArborDaemon {
         successTerminationBehavior: .gracefullyShutdownGroup),
     ]
     if let relay = store.eventRelay {
-      standby.insert(.init(service: EventFollower(store: relay, hub: parts.hub, logger: logger)), at: 1)
+      // Read before the socket is served, so that every watcher is owed the batches after it.
+      let eventsAfter = try await EventFollower.startingPoint(relay, logger: logger)
+      standby.insert(.init(service: EventFollower(store: relay, after: eventsAfter, hub: parts.hub, logger: logger)), at: 1)
     }
     try await parts.run(parts.services(listening: {}, standby: standby), stop: context.stop, handlingSignals: context.handlingSignals)
     return tookLead.withLock { $0 }

@@ -20,8 +20,8 @@ import Testing
             let client = try await daemon.connect()
             defer { client.close() }
             var named: [(UInt64, Int)] = []
-            for _ in 0..<calls {
-              let reply = try await client.call("intent.call", ["target": .string("/counters/\(row)/counter"), "intent": "incrementTapped"])
+            for index in 0..<calls {
+              let reply = try await Self.call(client, row: row, index: index, answeredLast: named.last?.0)
               let revision = try #require(reply["revision"]?.intValue)
               #expect(reply["firstRevision"] == nil, "one write, one revision: \(reply)")
               named.append((UInt64(revision), row))
@@ -48,6 +48,24 @@ import Testing
         }
       }
       #expect(wrong.isEmpty, "\(wrong.count) replies named another write: \(wrong.prefix(5))")
+    }
+  }
+
+  /// One increment of row `row`, with a deadline. A reply that does not come (seen once
+  /// in a whole run beside two CPU-bound loops) is told apart: the same connection is
+  /// asked for `daemon.status`, whose answer shows whether the connection still works
+  /// and whether the intent was committed (the revision) though its reply never came.
+  private static func call(_ client: ArborConnection, row: Int, index: Int, answeredLast: UInt64?) async throws -> JSONValue {
+    let params: JSONValue = ["target": .string("/counters/\(row)/counter"), "intent": "incrementTapped"]
+    do {
+      return try await withDeadline("the reply to row \(row)'s call \(index) (its last reply named revision \(answeredLast.map(String.init) ?? "none"))") {
+        try await client.call("intent.call", params)
+      }
+    } catch let error as DeadlineExceeded {
+      let status = try? await withDeadline("daemon.status on the same connection", seconds: 5) { try await client.call("daemon.status") }
+      let answer = status.map { status in "answered: revision " + (status["revision"].map { "\($0)" } ?? "?") } ?? "was not answered either"
+      Issue.record("row \(row)'s call \(index) was not answered; on the same connection daemon.status \(answer)")
+      throw error
     }
   }
 }

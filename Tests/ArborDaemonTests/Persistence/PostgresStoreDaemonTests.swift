@@ -172,6 +172,34 @@ import Testing
     }
   }
 
+  /// The standby's reading of the leader's events once started at its first wake-up, when
+  /// its own `LISTEN` connection was up: a watcher that subscribed as soon as the socket
+  /// answered missed the events written before then (seen under load, where that
+  /// connection is slow: here its wake-ups start 1.5 s late). Each standby is watched the
+  /// moment it listens, and the leader's event follows at once.
+  @Test func aWatcherOfAStandbyThatJustStartedGetsTheNextEvent() async throws {
+    let address = try await PostgresTestServer.newDatabase()
+    try await withDaemon(arguments: ["--store", address]) { leader, _ in
+      let writer = try await leader.connect()
+      for _ in 0..<3 { try await writer.call("intent.call", ["intent": "addButtonTapped"]) }
+      for round in 0..<3 {
+        try await withDaemon(arguments: ["--store", address], environment: ["ARBOR_TEST_LISTEN_DELAY_MS": "1500"]) { standby, _ in
+          let watcher = try await standby.connect()
+          defer { watcher.close() }
+          let events = DeadlineIterator(watcher.notifications.makeAsyncIterator())
+          _ = try await watcher.call("events.watch")
+          try await writer.call("intent.call", ["target": "/counters/0", "intent": "removeButtonTapped"])
+          let status = try await watcher.call("daemon.status")
+          #expect(status["journal"]?["lead"]?["standby"] == true, "round \(round): the second daemon is a standby: \(status)")
+          var event: RPCRequest
+          repeat { event = try await events.next("round \(round): the standby's watcher to get the event sent once it listened") } while event.method != "events.emitted"
+          #expect(event.params?["source"]?["path"] == "/counters/0", "round \(round): \(event)")
+        }
+        try await writer.call("intent.call", ["intent": "addButtonTapped"])
+      }
+    }
+  }
+
   @Test func aClientOfBothSocketsCallsAndWatchesOnAcrossTheLeadersDeath() async throws {
     let address = try await PostgresTestServer.newDatabase()
     let (leaderUp, up) = AsyncStream<(String, Int32)>.makeStream()
