@@ -90,6 +90,13 @@ extension DaemonsUnderLoad {
         let (value, status) = try await withDaemon(arguments: arguments, directory: directory) { daemon, execution -> (Cycle, [Int], UInt64) in
           report.startTimes.append(ContinuousClock.now - launched)
           let client = try await daemon.connect()
+          // On PostgreSQL a daemon started while the killed one's session lingers is a
+          // standby first, and the killed one's last commits (sent before the kill, without
+          // their replies) may land after it read the state: read it once this one leads, so
+          // that those commits count in the cycle they belong to, not also in this one.
+          try await eventually("cycle \(cycle): the daemon to lead its store") {
+            (try await client.call("daemon.status"))["journal"]?["lead"]?["standby"] != true
+          }
           if counts == nil {
             for _ in 0..<Self.counters { try await client.call("intent.call", ["intent": "addButtonTapped"]) }
             // The counters must outlive the first kill, whatever the policy.
