@@ -13,15 +13,16 @@ public enum PathComponent: Hashable, Sendable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .property(let name), .key(let name):
-      var escaped = ""
-      for character in name {
-        switch character {
-        case "~": escaped += "~0"
-        case "/": escaped += "~1"
-        default: escaped.append(character)
+      // Scalar by scalar: a `/` followed by a combining mark is one character with it.
+      var escaped = String.UnicodeScalarView()
+      for scalar in name.unicodeScalars {
+        switch scalar {
+        case "~": escaped.append(contentsOf: "~0".unicodeScalars)
+        case "/": escaped.append(contentsOf: "~1".unicodeScalars)
+        default: escaped.append(scalar)
         }
       }
-      return escaped
+      return String(escaped)
     case .index(let index):
       return String(index)
     }

@@ -20,7 +20,9 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
       self.tokens = []
       return
     }
-    guard text.first == "/" else { throw JSONPointerError.syntax(text, "a pointer must be empty or start with '/'") }
+    // Bytes and scalars, not characters: a token may begin with a combining mark, which
+    // makes one character of the `/` before it.
+    guard text.utf8.first == UInt8(ascii: "/") else { throw JSONPointerError.syntax(text, "a pointer must be empty or start with '/'") }
     var text = text
     // No escapes (almost every pointer): each token is the bytes between two slashes,
     // copied out of the text's UTF-8 at once.
@@ -45,26 +47,27 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
       return
     }
     var tokens: [String] = []
-    for raw in text.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-      var token = ""
-      var escaping = false
-      for character in raw {
-        if escaping {
-          switch character {
-          case "0": token.append("~")
-          case "1": token.append("/")
-          default: throw JSONPointerError.syntax(text, "'~' must be followed by '0' or '1'")
-          }
-          escaping = false
-        } else if character == "~" {
-          escaping = true
-        } else {
-          token.append(character)
+    var token = String.UnicodeScalarView()
+    var escaping = false
+    for scalar in text.unicodeScalars.dropFirst() {
+      if escaping {
+        switch scalar {
+        case "0": token.append("~")
+        case "1": token.append("/")
+        default: throw JSONPointerError.syntax(text, "'~' must be followed by '0' or '1'")
         }
+        escaping = false
+      } else if scalar == "~" {
+        escaping = true
+      } else if scalar == "/" {
+        tokens.append(String(token))
+        token = String.UnicodeScalarView()
+      } else {
+        token.append(scalar)
       }
-      if escaping { throw JSONPointerError.syntax(text, "'~' must be followed by '0' or '1'") }
-      tokens.append(token)
     }
+    if escaping { throw JSONPointerError.syntax(text, "'~' must be followed by '0' or '1'") }
+    tokens.append(String(token))
     self.tokens = tokens
   }
 
@@ -75,12 +78,26 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
       text.append("/")
       // Most tokens need no escape: skip the replacing then.
       if token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) {
-        text.append(token.replacing("~", with: "~0").replacing("/", with: "~1"))
+        text.append(Self.escaped(token))
       } else {
         text.append(token)
       }
     }
     return text
+  }
+
+  /// A token with `~` written `~0` and `/` written `~1`, scalar by scalar (replacing
+  /// characters would miss a `/` followed by a combining mark, one character with it).
+  static func escaped(_ token: String) -> String {
+    var result = String.UnicodeScalarView()
+    for scalar in token.unicodeScalars {
+      switch scalar {
+      case "~": result.append(contentsOf: "~0".unicodeScalars)
+      case "/": result.append(contentsOf: "~1".unicodeScalars)
+      default: result.append(scalar)
+      }
+    }
+    return String(result)
   }
 
   /// The pointer to the parent and the last token; nil for the root.

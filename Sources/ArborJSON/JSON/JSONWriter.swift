@@ -166,7 +166,7 @@ struct JSONWriter {
         bytes.append(contentsOf: utf8)
         return true
       }
-      if !copied { writeStringBody(token.replacing("~", with: "~0").replacing("/", with: "~1")) }
+      if !copied { writeStringBody(JSONPointer.escaped(token)) }
     }
     bytes.append(UInt8(ascii: "\""))
   }
