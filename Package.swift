@@ -73,13 +73,15 @@ let package = Package(
       dependencies: macroImplementationDependencies + [.product(name: "SwiftCompilerPlugin", package: "swift-syntax")]
     ),
     // The model runtime: no networking, no persistence. It uses ArborJSON's values
-    // (pure data) to write snapshots and change sets as JSON Patch.
+    // (pure data) to write snapshots and change sets as JSON Patch, and re-exports
+    // ArborRecords, the values it writes for a store.
     .target(
       name: "Arbor",
       dependencies: [
         "ArborLocking",
         "ArborMacros",
         "ArborJSON",
+        "ArborRecords",
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
@@ -89,6 +91,10 @@ let package = Package(
     ),
     // JSON values and their codec, JSON Pointer, JSON Patch, JSON Schema: pure data, no I/O.
     .target(name: "ArborJSON"),
+    // What the runtime hands a store and takes back, as values: the snapshot record and its
+    // errors, the undo history and its steps, model ids. Below the runtime, so that the
+    // storage modules keep them without linking it (no macros, no swift-dependencies).
+    .target(name: "ArborRecords", dependencies: ["ArborJSON"]),
     // The one lock every module uses (a pthread mutex ThreadSanitizer can see).
     .target(name: "ArborLocking"),
     // JSON-RPC 2.0 messages, NDJSON framing, error codes, the OpenRPC document: pure data,
@@ -192,10 +198,11 @@ let package = Package(
     // the StateStore protocol and what a backend can do besides (lead, relay events,
     // forward intents, warn at recovery), journal entries and rows, the checks that read
     // rows back, the group-commit writer. No database code: the backends are the modules
-    // beside it, and a daemon links only those it opens.
+    // beside it, and a daemon links only those it opens. What it keeps of the runtime's
+    // are ArborRecords' values: it does not import the runtime.
     .target(
       name: "ArborStorage",
-      dependencies: ["ArborLocking", "Arbor", "ArborJSON"]
+      dependencies: ["ArborLocking", "ArborRecords", "ArborJSON"]
     ),
     // The durable journal and snapshots on SQLite through GRDB: the embedded default.
     // It re-exports ArborStorage, so that `import ArborStore` is all a program needs.
@@ -203,7 +210,7 @@ let package = Package(
       name: "ArborStore",
       dependencies: [
         "ArborStorage",
-        "Arbor", "ArborJSON",
+        "ArborRecords", "ArborJSON",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]
     ),
@@ -216,7 +223,7 @@ let package = Package(
         "ArborLocking",
         "ArborRPC",
         "ArborStorage",
-        "Arbor", "ArborJSON",
+        "ArborRecords", "ArborJSON",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

@@ -113,7 +113,7 @@ let package = Package(
     .target(
       name: "Arbor",
       dependencies: [
-        "ArborLocking", "ArborJSON",
+        "ArborLocking", "ArborJSON", "ArborRecords",
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
@@ -126,6 +126,7 @@ let package = Package(
       swiftSettings: [.unsafeFlags(["-suppress-warnings"])]
     ),
     .target(name: "ArborJSON", path: "Sources/Linked/ArborJSON"),
+    .target(name: "ArborRecords", dependencies: ["ArborJSON"], path: "Sources/Linked/ArborRecords"),
     .target(name: "ArborRPC", dependencies: ["ArborJSON"], path: "Sources/Linked/ArborRPC"),
     .target(name: "ArborLocking", path: "Sources/Linked/ArborLocking"),
   ],

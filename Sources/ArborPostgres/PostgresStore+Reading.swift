@@ -1,4 +1,4 @@
-import Arbor
+import ArborRecords
 import ArborStorage
 import Foundation
 import NIOCore

@@ -1,6 +1,5 @@
-import ArborLocking
-import Arbor
 import ArborJSON
+import ArborLocking
 import ArborStorage
 import Foundation
 import Logging

@@ -39,7 +39,7 @@ public struct SnapshotRecord: Sendable, Hashable, Codable {
     self.state = state
   }
 
-  enum CodingKeys: String, CodingKey {
+  package enum CodingKeys: String, CodingKey {
     case format, root, schema, revision, createdAt, state
   }
 
@@ -59,17 +59,18 @@ public struct SnapshotRecord: Sendable, Hashable, Codable {
   }
 }
 
-/// The fields of a record besides its state, decoded and checked first.
-struct SnapshotHeader {
-  var format: Int
-  var root: String
-  var schema: String
-  var revision: UInt64
-  var createdAt: Date
+/// The fields of a record besides its state, decoded and checked first (by the runtime,
+/// which takes and restores snapshots).
+package struct SnapshotHeader {
+  package var format: Int
+  package var root: String
+  package var schema: String
+  package var revision: UInt64
+  package var createdAt: Date
 
-  typealias CodingKeys = SnapshotRecord.CodingKeys
+  package typealias CodingKeys = SnapshotRecord.CodingKeys
 
-  init(format: Int, root: String, schema: String, revision: UInt64, createdAt: Date) {
+  package init(format: Int, root: String, schema: String, revision: UInt64, createdAt: Date) {
     self.format = format
     self.root = root
     self.schema = schema
@@ -78,7 +79,7 @@ struct SnapshotHeader {
   }
 
   /// Decodes the header; the format is checked before anything else is read.
-  init(from decoder: any Decoder) throws {
+  package init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     format = try container.decode(Int.self, forKey: .format)
     guard format == SnapshotRecord.currentFormat else {
@@ -106,7 +107,7 @@ extension SnapshotHeader {
   /// The whole record as a JSON value: the one place the record's fields are written.
   /// A revision beyond `Int64.max` (a tree anchored there by hand) is an encoding error,
   /// as it is refused when read.
-  func record(state: JSONValue) throws(EncodingError) -> JSONValue {
+  package func record(state: JSONValue) throws(EncodingError) -> JSONValue {
     guard let revision = Int64(exactly: revision) else {
       throw EncodingError.invalidValue(
         self.revision, .init(codingPath: [CodingKeys.revision], debugDescription: "the revision \(self.revision) is beyond \(Int64.max), the largest a record holds"))

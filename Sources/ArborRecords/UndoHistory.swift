@@ -63,7 +63,7 @@ public struct UndoStep: Sendable, Hashable, Codable {
 }
 
 /// What one committed revision did to a tree's undo history: a host journals it with the
-/// revision (``ChangeSet/undoHistory``), so that replaying the journal rebuilds the history.
+/// revision (`ChangeSet.undoHistory`), so that replaying the journal rebuilds the history.
 ///
 /// ```swift
 /// var history = UndoHistory()
@@ -104,7 +104,7 @@ public struct UndoHistory: Sendable, Hashable, Codable {
   /// Whether there is nothing to undo or redo.
   public var isEmpty: Bool { undo.isEmpty && redo.isEmpty }
 
-  /// Applies what a revision did, as the tree's ``ModelUndoStack`` did it.
+  /// Applies what a revision did, as the tree's `ModelUndoStack` did it.
   ///
   /// ```swift
   /// history.apply(.recorded(step, limit: 100))

@@ -1,5 +1,5 @@
-import Arbor
 import ArborJSON
+import ArborRecords
 import Foundation
 
 /// One committed revision as the journal keeps it: when, what caused it, and its patch.

@@ -1,4 +1,3 @@
-import Arbor
 import ArborJSON
 
 /// A journal row as every backend stores it, encoded outside the transaction: the patch

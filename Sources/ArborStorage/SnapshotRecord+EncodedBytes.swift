@@ -1,5 +1,5 @@
-import Arbor
 import ArborJSON
+import ArborRecords
 
 extension SnapshotRecord {
   /// The record as JSON bytes, with the state written as it is (not re-encoded): what the

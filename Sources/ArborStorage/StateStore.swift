@@ -1,4 +1,4 @@
-import Arbor
+import ArborRecords
 import Foundation
 
 /// Where a daemon keeps its state: snapshots, and the journal of every revision after them.

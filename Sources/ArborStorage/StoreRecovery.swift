@@ -1,4 +1,4 @@
-import Arbor
+import ArborRecords
 
 /// What a start begins from: the newest state a store holds, and how it was rebuilt.
 ///

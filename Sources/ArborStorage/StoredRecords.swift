@@ -1,5 +1,5 @@
-import Arbor
 import ArborJSON
+import ArborRecords
 import Foundation
 
 /// How every backend turns its stored rows back into values, with the same checks and the

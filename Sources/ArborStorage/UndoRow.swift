@@ -1,5 +1,5 @@
-import Arbor
 import ArborJSON
+import ArborRecords
 
 /// One change of the kept undo history, its step encoded once, outside the transaction, as
 /// every backend stores it in `undo_steps`.

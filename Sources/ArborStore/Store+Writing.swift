@@ -1,6 +1,6 @@
-import Arbor
-import ArborStorage
 import ArborJSON
+import ArborRecords
+import ArborStorage
 import Foundation
 import GRDB
 import GRDBSQLite

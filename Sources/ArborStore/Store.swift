@@ -1,6 +1,5 @@
-import Arbor
-import ArborStorage
 import ArborJSON
+import ArborStorage
 import Foundation
 import GRDB
 

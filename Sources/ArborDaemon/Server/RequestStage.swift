@@ -1,7 +1,6 @@
 import ArborJSON
 import ArborLocking
 import ArborRPC
-import ArborStore
 import Logging
 import NIOCore
 import NIOPosix
