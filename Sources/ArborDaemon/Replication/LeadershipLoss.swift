@@ -25,15 +25,23 @@ struct LeadershipLoss: Service {
   }
 
   func run() async throws {
+    // Whether the last check failed unanswered: said once until a check answers again.
+    var unconfirmed = false
     while !Task.isCancelledOrShuttingDown {
       var reason = journal.writer.failure.flatMap { $0.kind == .superseded ? $0.message : nil }
       if reason == nil {
         do {
           try await store.confirmLead(within: .seconds(3))
+          if unconfirmed { logger.notice("the lead of \(store.location) is confirmed again") }
+          unconfirmed = false
         } catch where error.kind == .superseded {
           reason = error.message
         } catch {
-          // The server cannot be reached: the lead is neither confirmed nor lost yet.
+          // The server cannot be reached: the lead is neither confirmed nor lost yet. Said,
+          // because a session closed for not answering gives up the lock, which a standby
+          // may then take.
+          if !unconfirmed { logger.warning("the lead of \(store.location) could not be confirmed: \(error.message)") }
+          unconfirmed = true
         }
       }
       if let reason {
