@@ -24,8 +24,8 @@ import NIOHTTPTypesHTTP1
 // - on a loopback listener, a request without exactly one loopback Host is refused with
 //   4421 whatever its Origin and token, and with or without a token file alike (a rebound
 //   name learns nothing about the token);
-// - an Origin that is not `http://` or `https://` and the Host (in any case) is refused
-//   with 4403; a credential (a token subprotocol, any Authorization) is never served as
+// - an Origin that is not `http://` or `https://` (in lower case) and the Host (in any
+//   case) is refused with 4403; a credential (a token subprotocol, any Authorization) is never served as
 //   the reader role; the operator role only for the token of a readable token file;
 // - a refusal's reason fits a close frame (at most 123 bytes of UTF-8, RFC 6455 §5.5),
 //   and neither it nor the log line carries the token file's path, its token or the
@@ -92,7 +92,8 @@ private func checkRequest(_ request: HTTPRequest, bytes: [UInt8]) {
   let origin = request.headerFields[.origin]
   let foreignOrigin = origin.map { origin in
     guard let host = request.authority?.lowercased() else { return true }
-    return origin.lowercased() != "http://" + host && origin.lowercased() != "https://" + host
+    // The scheme as browsers send it (lower case), the host and port in any case.
+    return !["http://", "https://"].contains { scheme in origin.hasPrefix(scheme) && origin.dropFirst(scheme.count).lowercased() == host }
   } ?? false
 
   // The same request with a query after /rpc: the query changes nothing.
