@@ -56,7 +56,9 @@ build_module() {
     echo "fuzz: compiling $name"
     local sources=()
     mapfile -t sources < <(find "$ROOT/Sources/$name" -name '*.swift' | sort)
-    "$SWIFTC" "${FLAGS[@]}" -wmo -module-name "$name" -I "$OUT/modules" \
+    # One package name for the modules built here, so that their `package` members serve
+    # each other as in the main package.
+    "$SWIFTC" "${FLAGS[@]}" -wmo -module-name "$name" -package-name arbor -I "$OUT/modules" \
       -emit-module -emit-module-path "$OUT/modules/$name.swiftmodule" \
       -emit-library -static -o "$OUT/lib$name.a" "${sources[@]}"
   fi

@@ -43,28 +43,10 @@ public func fuzzHTTP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   let bytes = inputBytes(data, size)
   if bytes.count <= 80, let text = String(validating: bytes, as: UTF8.self) { checkHost(text) }
 
-  let heads = Heads(), requests = Requests()
-  let channel = EmbeddedChannel()
-  do {
-    var limits = NIOHTTPDecoderLimitConfiguration()
-    limits.maxHeaderFieldSize = 16 << 10
-    limits.maxHeaderListSize = 64 << 10
-    limits.maxHeaderFieldCount = 100
-    try channel.pipeline.syncOperations.configureHTTPServerPipeline(
-      withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false,
-      withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
-    try channel.pipeline.syncOperations.addHandler(heads, position: .last)
-    try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false), position: .last)
-    try channel.pipeline.syncOperations.addHandler(requests, position: .last)
-  } catch {
-    fatalError("the pipeline cannot be set up: \(error)")
-  }
-  _ = try? channel.writeInbound(channel.allocator.buffer(bytes: bytes))
-  _ = try? channel.finish()
-  channel.embeddedEventLoop.run()  // the teardown a close queued
+  let (heads, requests) = decodedRequests(bytes)
 
-  check(requests.heads.count <= heads.heads.count, "\(requests.heads.count) requests from \(heads.heads.count) heads: \(show(bytes))")
-  for (head, request) in zip(heads.heads, requests.heads) {
+  check(requests.count <= heads.count, "\(requests.count) requests from \(heads.count) heads: \(show(bytes))")
+  for (head, request) in zip(heads, requests) {
     checkRequest(head: head, request: request, bytes: bytes)
   }
   return 0
@@ -117,29 +99,6 @@ private func checkRequest(head: HTTPRequestHead, request: HTTPRequest, bytes: [U
 private func checkHost(_ host: String) {
   let accepted = LoopbackHost.isLoopback(host)
   check(accepted == referenceIsLoopback(host), "LoopbackHost.isLoopback is \(accepted) for \(host.debugDescription)")
-}
-
-/// The heads as NIO's decoder reads them.
-private final class Heads: ChannelInboundHandler {
-  typealias InboundIn = HTTPServerRequestPart
-  var heads: [HTTPRequestHead] = []
-
-  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-    if case .head(let head) = unwrapInboundIn(data) { heads.append(head) }
-    context.fireChannelRead(data)
-  }
-}
-
-/// The requests as Hummingbird's handlers get them.
-private final class Requests: ChannelInboundHandler {
-  typealias InboundIn = HTTPRequestPart
-  var heads: [HTTPRequest] = []
-
-  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-    if case .head(let head) = unwrapInboundIn(data) { heads.append(head) }
-  }
-
-  func errorCaught(context: ChannelHandlerContext, error: any Error) {}
 }
 
 // MARK: - A plain reference of loopback hosts, on bytes

@@ -54,26 +54,9 @@ private let accesses: [(name: String, access: HTTPAccess, token: String?)] = {
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzUpgrade(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   let bytes = inputBytes(data, size)
-  let requests = Requests()
-  let channel = EmbeddedChannel()
-  do {
-    var limits = NIOHTTPDecoderLimitConfiguration()
-    limits.maxHeaderFieldSize = 16 << 10
-    limits.maxHeaderListSize = 64 << 10
-    limits.maxHeaderFieldCount = 100
-    try channel.pipeline.syncOperations.configureHTTPServerPipeline(
-      withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false,
-      withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
-    try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false), position: .last)
-    try channel.pipeline.syncOperations.addHandler(requests, position: .last)
-  } catch {
-    fatalError("the pipeline cannot be set up: \(error)")
-  }
-  _ = try? channel.writeInbound(channel.allocator.buffer(bytes: bytes))
-  _ = try? channel.finish()
-  channel.embeddedEventLoop.run()  // the teardown a close queued
+  let (_, requests) = decodedRequests(bytes)
 
-  for request in requests.heads {
+  for request in requests {
     checkRequest(request, bytes: bytes)
   }
   return 0
@@ -171,18 +154,6 @@ private let fixedMessages = [
 private func checkHeaders(_ headers: HTTPFields, offered: [String], context: String) {
   let expected: HTTPFields = offered.contains("arbor.jsonrpc") ? [.secWebSocketProtocol: "arbor.jsonrpc"] : [:]
   check(headers == expected, "the reply's headers are \(headers), not \(expected) \(context)")
-}
-
-/// The requests as Hummingbird's handlers get them.
-private final class Requests: ChannelInboundHandler {
-  typealias InboundIn = HTTPRequestPart
-  var heads: [HTTPRequest] = []
-
-  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-    if case .head(let head) = unwrapInboundIn(data) { heads.append(head) }
-  }
-
-  func errorCaught(context: ChannelHandlerContext, error: any Error) {}
 }
 
 /// The namespace of the decision (the rest of it needs Hummingbird's WebSocket).

@@ -1,3 +1,5 @@
+import ArborJSON
+
 /// One step of a path from the root of a tree to a value inside it.
 ///
 /// Paths read like JSON Pointers: `/counters/2/counter` is
@@ -13,16 +15,7 @@ public enum PathComponent: Hashable, Sendable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .property(let name), .key(let name):
-      // Scalar by scalar: a `/` followed by a combining mark is one character with it.
-      var escaped = String.UnicodeScalarView()
-      for scalar in name.unicodeScalars {
-        switch scalar {
-        case "~": escaped.append(contentsOf: "~0".unicodeScalars)
-        case "/": escaped.append(contentsOf: "~1".unicodeScalars)
-        default: escaped.append(scalar)
-        }
-      }
-      return String(escaped)
+      return JSONPointer.escaped(name)
     case .index(let index):
       return String(index)
     }

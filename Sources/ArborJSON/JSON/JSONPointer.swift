@@ -88,7 +88,8 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
 
   /// A token with `~` written `~0` and `/` written `~1`, scalar by scalar (replacing
   /// characters would miss a `/` followed by a combining mark, one character with it).
-  static func escaped(_ token: String) -> String {
+  /// The runtime's ``PathComponent`` spells its components with it too.
+  package static func escaped(_ token: String) -> String {
     var result = String.UnicodeScalarView()
     for scalar in token.unicodeScalars {
       switch scalar {
