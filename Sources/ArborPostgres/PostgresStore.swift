@@ -46,6 +46,13 @@ public final class PostgresStore: StateStore {
   let readings: PostgresSession
   /// The leader's services: forwarded intents and events for the standbys.
   let services: PostgresSession
+  /// The leader's checks of its lead (``confirmLead(within:)``): a session of their own,
+  /// closed when the server does not answer in time, which the leader's (holding the lock)
+  /// never is for that.
+  let leadChecks: PostgresSession
+  /// The server's process of the leader's session (`pg_backend_pid()`), which holds the
+  /// lock while this daemon leads; 0 before it took it.
+  private let leaderBackend: Atomic<Int32>
   private let bytes = Atomic<Int>(0)
   /// A standby's waits for the replies of the intents it forwarded.
   let replies = ForwardedReplies()
@@ -65,7 +72,7 @@ public final class PostgresStore: StateStore {
 
   private init(
     address: PostgresAddress, fsync: FsyncPolicy, recordedSchema: String?, term: Int64, holder: String, logger: Logger,
-    leader: PostgresSession, root: String, schema: String
+    leader: PostgresSession, backend: Int32, root: String, schema: String
   ) {
     self.address = address
     self.fsync = fsync
@@ -80,6 +87,8 @@ public final class PostgresStore: StateStore {
     self.reader = PostgresSession(address: address, logger: logger)
     self.readings = PostgresSession(address: address, logger: logger)
     self.services = PostgresSession(address: address, logger: logger)
+    self.leadChecks = PostgresSession(address: address, logger: logger)
+    self.leaderBackend = Atomic(backend)
   }
 
   /// Opens the store in the database at `address` and becomes its leader, creating the
@@ -97,10 +106,11 @@ public final class PostgresStore: StateStore {
     do {
       var recorded: String?
       var term: Int64 = 0
+      var backend: Int32 = 0
       _ = try await leader.connection { connection in
         let led: Bool
         do {
-          try await lead(connection, holder: holder, location: location, logger: logger)
+          backend = try await lead(connection, holder: holder, location: location, logger: logger)
           led = true
         } catch let error as StoreError where error.kind == .busy && standbyWhenLed {
           led = false
@@ -117,8 +127,8 @@ public final class PostgresStore: StateStore {
         }
       }
       let store = PostgresStore(
-        address: address, fsync: fsync, recordedSchema: recorded, term: term, holder: holder, logger: logger, leader: leader, root: root,
-        schema: schema)
+        address: address, fsync: fsync, recordedSchema: recorded, term: term, holder: holder, logger: logger, leader: leader,
+        backend: backend, root: root, schema: schema)
       await store.refreshSize()
       return store
     } catch {
@@ -141,7 +151,7 @@ public final class PostgresStore: StateStore {
       // try, rather than hold the standby's watch for the lead forever.
       let term = try await leader.answering(within: Self.readTimeout) { [self] connection -> Int64? in
         do {
-          try await Self.lead(connection, holder: holder, location: location, logger: logger)
+          leaderBackend.store(try await Self.lead(connection, holder: holder, location: location, logger: logger), ordering: .releasing)
         } catch let error as StoreError where error.kind == .busy {
           return nil
         }
@@ -161,31 +171,47 @@ public final class PostgresStore: StateStore {
     }
   }
 
-  /// For the leader: makes sure its session is there, made again (with the lock taken
-  /// again and the term checked) when it was lost. ``StoreError/Kind/superseded`` when
-  /// another daemon led meanwhile.
+  /// For the leader: makes sure it still leads. A session the server ended (or a write
+  /// closed) is made again first, with the lock taken again and the term checked
+  /// (``leaderConnection()``); then a session of its own (``leadChecks``) reads the store's
+  /// term and which session holds the leader's lock, and must answer within `timeout`.
+  /// ``StoreError/Kind/superseded`` when another daemon leads now;
+  /// ``StoreError/Kind/unreachable`` when the server did not answer in time.
   ///
-  /// The check is a query on the session, which must answer within `timeout`: a
-  /// connection whose network was cut does not say so, so one that does not answer is
-  /// closed (what waits on it fails at once) and made again at the next check or write.
+  /// A slow answer never costs the lead: the session that holds the lock is not the one
+  /// that is asked, and is never closed for being slow. (It was, once: a check queued
+  /// behind a long journal transaction on a loaded machine closed the leader's session,
+  /// which gave the lock to a standby.) When the server holds the lock for no session of
+  /// this daemon's (it ended the session, and the connection has not said so yet), the
+  /// session is made again here.
   public func confirmLead(within timeout: Duration = .seconds(3)) async throws(StoreError) {
     let location = self.location
     do {
-      let connection = try await leaderConnection()
-      // Answered at the deadline even if the query never ends (``AnswerDeadline``).
-      let current = try await AnswerDeadline.run(within: timeout) { [self] in
-        try await currentTerm(on: connection)
-      } onTimeout: {
-        connection.close().whenComplete { _ in _ = connection }
-        return StoreError(
-          .unreachable, path: location,
-          "the server did not answer the leader's session within \(timeout): its connection was closed, and is made again at the next check or write")
+      if !leader.isOpen { _ = try await leaderConnection() }
+      let term = try leadingTerm()
+      let (current, holders) = try await leadChecks.answering(within: timeout) { [logger] connection in
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: Self.leadCheckQuery), logger: logger).collect()
+        return try rows.first?.decode((Int64?, [Int32]).self) ?? (nil, [])
       }
       guard current == term else { throw superseded(term: current) }
+      if !holders.contains(leaderBackend.load(ordering: .acquiring)) {
+        logger.warning("\(location) holds the leader's lock for no session of this daemon's: its session is made again")
+        await leader.close()
+        _ = try await leaderConnection()
+      }
     } catch {
       throw Self.classify(error, location: location)
     }
   }
+
+  /// The store's term, and the server processes of the sessions that hold the leader's
+  /// advisory lock (a `bigint` key shows in `pg_locks` as its high and low 32 bits).
+  static let leadCheckQuery = """
+    SELECT (SELECT term FROM store_leader WHERE id = 1),
+      ARRAY(SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1
+        AND classid = \(PostgresSchema.leaderLock >> 32)::oid AND objid = \(PostgresSchema.leaderLock & 0xFFFF_FFFF)::oid
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))
+    """
 
   /// For a leader that lost the lead: becomes a standby (writes nothing; ``tryToLead()``
   /// may take the lead again later). Its session, and any lock it still held, goes.
@@ -208,11 +234,13 @@ public final class PostgresStore: StateStore {
     try await connection.query("SELECT pg_advisory_unlock(\(PostgresSchema.leaderLock))", logger: logger)
   }
 
-  /// Takes the leader's advisory lock on `connection`'s session, or says who holds it.
-  static func lead(_ connection: PostgresConnection, holder: String, location: String, logger: Logger) async throws {
+  /// Takes the leader's advisory lock on `connection`'s session and returns the session's
+  /// server process (`pg_backend_pid()`), or says who holds the lock.
+  @discardableResult
+  static func lead(_ connection: PostgresConnection, holder: String, location: String, logger: Logger) async throws -> Int32 {
     let lock = PostgresSchema.leaderLock
-    let taken = try await connection.query("SELECT pg_try_advisory_lock(\(lock))", logger: logger).collect()
-    guard try taken.first?.decode(Bool.self) == true else {
+    let taken = try await connection.query("SELECT pg_try_advisory_lock(\(lock)), pg_backend_pid()", logger: logger).collect()
+    guard let row = try taken.first?.decode((Bool, Int32).self), row.0 else {
       var who = "another daemon"
       let rows = try? await connection.query("SELECT holder, since::text FROM store_leader WHERE id = 1", logger: logger).collect()
       if let row = rows?.first, let (name, since) = try? row.decode((String, String).self) { who = "\(name) (leading since \(since))" }
@@ -220,6 +248,7 @@ public final class PostgresStore: StateStore {
         .busy, path: location,
         "\(who) leads this store: one daemon writes a store at a time. Stop it first, or point --store at another database.")
     }
+    return row.1
   }
 
   /// Checks that the tables, when there are any, are one of ours, of this root, a layout
@@ -308,7 +337,7 @@ public final class PostgresStore: StateStore {
     let term = try leadingTerm()
     return try await leader.connection { [self] connection in
       do {
-        try await Self.lead(connection, holder: holder, location: location, logger: logger)
+        leaderBackend.store(try await Self.lead(connection, holder: holder, location: location, logger: logger), ordering: .releasing)
       } catch let error as StoreError where error.kind == .busy {
         throw StoreError(
           .superseded, path: location,
@@ -400,6 +429,7 @@ public final class PostgresStore: StateStore {
     await reader.close()
     await readings.close()
     await services.close()
+    await leadChecks.close()
     await snapshots.close()
     if isLeading, leader.isOpen {
       _ = try? await leader.answering(within: Self.readTimeout) { [logger] connection in

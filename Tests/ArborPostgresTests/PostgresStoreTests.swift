@@ -185,6 +185,66 @@ func offPool<T: Sendable>(
     #expect(try await offPool { try store.recover() }.record?.state == ["count": 2])
   }
 
+  /// How many sessions hold the leader's advisory lock in `address`'s database.
+  static func leaderLocks(_ address: String) async throws -> String {
+    try await PostgresTestServer.sql(
+      "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+      on: address)
+  }
+
+  @Test func aSlowAnswerToTheLeadersCheckDoesNotCostTheLead() async throws {
+    // A loaded server (here: another session holding the term's table for 4 s) answers the
+    // leader's check late. The check says so, and the leader keeps its lock: it once closed
+    // its own session at the check's deadline, which handed the lock to a standby
+    // (NetworkCutTests under load, Testing.md).
+    let address = try await PostgresTestServer.newDatabase()
+    let store = try await Self.open(address)
+    defer { Task { await store.close() } }
+    try await store.saveSnapshot(Self.record(revision: 0, state: ["count": 0]))
+    async let held = PostgresTestServer.sql(
+      "BEGIN; LOCK TABLE store_leader IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT;", on: address)
+    try await eventually {
+      (try? await PostgresTestServer.sql("SELECT count(*) FROM pg_locks WHERE locktype = 'relation' AND mode = 'AccessExclusiveLock' AND granted AND relation = 'store_leader'::regclass", on: address)) == "1"
+    }
+    do {
+      try await store.confirmLead(within: .seconds(1))
+      Issue.record("a check the server could not answer in time was taken for an answer")
+    } catch {
+      #expect(error.kind == .unreachable, "\(error)")
+    }
+    _ = try await held
+    // The blocked statements have ended by now: a session closed meanwhile would have gone.
+    try await Task.sleep(for: .milliseconds(500))
+    #expect(try await Self.leaderLocks(address) == "1", "the leader's session still holds the lock")
+    let second = try await withDeadline("a second store to open", seconds: 30) {
+      try await PostgresStore.open(
+        PostgresAddress(address), root: "AppModel", schema: "sha256:one", fsync: .always, holder: "standby", standbyWhenLed: true,
+        logger: Self.logger)
+    }
+    defer { Task { await second.close() } }
+    #expect(!second.isLeading)
+    #expect(try await second.tryToLead() == false, "the lead is not free")
+    try await store.confirmLead(within: .seconds(3))
+    try await Self.append(store, [Self.entry(1, .replace(P("/count"), 1))])
+    #expect(try await PostgresTestServer.sql("SELECT string_agg(term::text, ',' ORDER BY revision) FROM journal", on: address) == "1")
+  }
+
+  @Test func aSessionTheServerEndedIsFoundByTheCheckAndMadeAgainInTheSameTerm() async throws {
+    let address = try await PostgresTestServer.newDatabase()
+    let store = try await Self.open(address)
+    defer { Task { await store.close() } }
+    try await store.saveSnapshot(Self.record(revision: 0, state: ["count": 0]))
+    try await PostgresTestServer.sql(
+      "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+      on: address)
+    try await eventually { (try? await Self.leaderLocks(address)) == "0" }
+    // The check, not a write, finds the session gone and makes it again: the lock is held
+    // again, in the same term.
+    try await eventually { (try? await store.confirmLead(within: .seconds(3))) != nil }
+    #expect(try await Self.leaderLocks(address) == "1")
+    #expect(store.term == 1)
+  }
+
   @Test func damageIsFoundAndNamedWithWhatToDo() async throws {
     let address = try await PostgresTestServer.newDatabase()
     let store = try await Self.open(address)

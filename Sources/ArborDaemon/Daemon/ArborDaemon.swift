@@ -123,45 +123,58 @@ public struct ArborDaemon<Root: Model>: Sendable {
   }
 
   /// Serves `store` as its leader, or as a standby of the daemon that leads it, and goes
-  /// from one to the other as the lead changes hands, until the daemon stops. A store one
-  /// daemon owns (no ``StateStore/leadership``) is served as its leader, once.
+  /// from one to the other as the lead changes hands, until the daemon stops: the
+  /// ``LeadershipStateMachine`` says what to serve next, and this runs what it says. A
+  /// store one daemon owns (no ``StateStore/leadership``) is served as its leader, once.
   private func serveFollowingTheLead(
     _ store: any StateStore, _ context: StartContext, started: @escaping @Sendable (ModelAnchor<Root>) -> Void
   ) async throws {
     let logger = context.logger
     let shared = store.leadership
-    while true {
-      // Another daemon leads the shared store: serve as its standby until it is gone.
-      if let shared, !shared.isLeading {
-        let leads: Bool
-        do {
-          leads = try await runStandby(shared, context)
-        } catch {
-          await store.close()
-          throw error
-        }
-        guard leads else {
+    let leadership = Leadership(
+      LeadershipStateMachine(
+        sharedStore: shared != nil, leading: shared?.isLeading ?? true, term: shared?.term ?? 0, socketAdopted: context.adopted != nil),
+      location: store.location, logger: logger)
+    // The stop (SIGTERM, SIGINT, or the caller's `DaemonStop`) goes to the leadership, which
+    // ends whatever role is served, or the change of role under way.
+    let stop = context.stop ?? DaemonStop()
+    await stop.attach(leadership)
+    let signals = context.handlingSignals ? [SIGTERM, SIGINT].map { SignalWatch($0) { Task { await stop.trigger() } } } : []
+    defer { signals.forEach { $0.cancel() } }
+    var next = leadership.start()
+    do {
+      while true {
+        switch next {
+        case .serve(.leader):
+          try await runLeader(store, context, leadership: leadership, started: started)
+          next = leadership.servicesEnded()
+        case .serve(.standby):
+          if let shared { try await runStandby(shared, context, leadership: leadership) }
+          next = leadership.servicesEnded()
+        case .changeRole(let role, let stepDown, let reopenSocket, let reason):
+          if stepDown, let shared {
+            // What this daemon has not written is not kept; it follows the store from now on.
+            await shared.stepDown()
+            logger.notice("another daemon leads \(store.location) now: this daemon follows it as a standby")
+          }
+          if reopenSocket {
+            do {
+              try SocketFile.prepare(paths.socket)
+            } catch {
+              throw DaemonStartError("\(error.description) (this daemon \(reason), and serves next as the \(role))")
+            }
+          }
+          next = leadership.roleChanged()
+        case .restart(let reason):
+          throw DaemonStartError(reason)
+        case .exit:
           await store.close()
           return
         }
-        try await reopenSocket(context, store: store, because: "took the lead of \(store.location) as a standby")
       }
-      let superseded: Bool
-      do {
-        superseded = try await runLeader(store, context, started: started)
-      } catch {
-        await store.close()
-        throw error
-      }
-      guard superseded, let shared else {
-        await store.close()
-        return
-      }
-      // Another daemon took the lead while this one could not reach the store: what this
-      // one has not written is not kept; it follows the store from now on.
-      await shared.stepDown()
-      logger.notice("another daemon leads \(store.location) now: this daemon follows it as a standby")
-      try await reopenSocket(context, store: store, because: "lost the lead of \(store.location)")
+    } catch {
+      await store.close()
+      throw error
     }
   }
 
@@ -177,28 +190,13 @@ public struct ArborDaemon<Root: Model>: Sendable {
     var logger: Logger
   }
 
-  /// Makes the socket ready for the daemon's next role. A socket systemd passed went with
-  /// the previous role's server: then the process ends, and systemd starts it again
-  /// (`Restart=`); it leads or follows as it finds the store.
-  private func reopenSocket(_ context: StartContext, store: any StateStore, because reason: String) async throws {
-    if context.adopted != nil {
-      await store.close()
-      throw DaemonStartError("\(reason) on a socket systemd passed: restarting to serve in its new role")
-    }
-    do {
-      try SocketFile.prepare(paths.socket)
-    } catch {
-      await store.close()
-      throw DaemonStartError(error.description)
-    }
-  }
-
   /// Serves as the store's leader: restores the tree from the store and hosts it until the
-  /// daemon is stopped (false), or until another daemon took the lead of its shared store
-  /// (true).
+  /// daemon is stopped, or until another daemon took the lead of its shared store
+  /// (``Leadership`` knows which).
   private func runLeader(
-    _ store: any StateStore, _ context: StartContext, started: @escaping @Sendable (ModelAnchor<Root>) -> Void
-  ) async throws -> Bool {
+    _ store: any StateStore, _ context: StartContext, leadership: Leadership, started: @escaping @Sendable (ModelAnchor<Root>) -> Void
+  ) async throws {
+    if let shared = store.leadership { leadership.leads(inTerm: shared.term) }
     let (options, logger) = (context.options, context.logger)
     let recovery = try await Self.recover(store)
     let undoDepth = max(1, options.undoDepth)
@@ -219,8 +217,7 @@ public struct ArborDaemon<Root: Model>: Sendable {
       name: name, host: host, options: options, commandLine: self.options, logLevel: context.level, paths: paths, adopted: context.adopted,
       adoptedHTTP: context.adoptedHTTP, store: store, snapshotRevisions: snapshots, journalledThrough: max(base, journalled ?? 0), base: base,
       restoredState: base == recovery.record?.revision ? recovery.record?.state : nil, logger: logger)
-    try await parts.run(parts.services(listening: { started(anchor) }), stop: context.stop, handlingSignals: context.handlingSignals)
-    return parts.leadLost.load(ordering: .acquiring)
+    try await parts.run(parts.services(listening: { started(anchor) }, leadership: leadership), leadership: leadership)
   }
 }
 
@@ -389,17 +386,20 @@ extension ArborDaemon {
   }
 
   /// Serves as a standby of `store`: the leader's state, followed from its journal, for
-  /// reads and watches on this daemon's socket, until the daemon is stopped (false) or the
-  /// leader is gone and this daemon took the lead (true). The leader's events reach the
+  /// reads and watches on this daemon's socket, until the daemon is stopped or the leader
+  /// is gone and this daemon took the lead (``Leadership`` knows which; a lead taken before
+  /// the leader saved its first snapshot returns before anything is served). The leader's events reach the
   /// standby's watchers when the store relays them (``StateStore/eventRelay``), and intents
   /// are forwarded to the leader when it forwards them (``StateStore/intentForwarding``).
-  func runStandby(_ store: any StoreLeadership, _ context: StartContext) async throws -> Bool {
+  func runStandby(_ store: any StoreLeadership, _ context: StartContext, leadership: Leadership) async throws {
     let (options, logger) = (context.options, context.logger)
     // The leader's state; before the leader saved its first snapshot there is none to follow.
     var waited = false
     let record: SnapshotRecord
     var lastWarning: ContinuousClock.Instant?
     while true {
+      // A stop while the standby waits (there is no service group yet to end).
+      if case .stopping = leadership.state { return }
       let recovery: StoreRecovery
       do {
         recovery = try await StoreCall.run { try store.recover() }
@@ -419,7 +419,10 @@ extension ArborDaemon {
         record = found
         break
       }
-      if try await store.tryToLead() { return true }
+      if try await store.tryToLead() {
+        await leadership.leadTaken(term: store.term)
+        return
+      }
       if !waited { logger.notice("waiting for the leader of \(store.location) to save its first snapshot") }
       waited = true
       try await Task.sleep(for: .milliseconds(200))
@@ -435,20 +438,17 @@ extension ArborDaemon {
         forwards: options.forwardIntents && store.intentForwarding != nil),
       logger: logger)
     logger.info("a standby of \(store.location) at revision \(record.revision): \(leader?.holder ?? "another daemon") leads it")
-    let tookLead = LockedState(false)
     var standby: [ServiceGroupConfiguration.ServiceConfiguration] = [
       .init(service: JournalFollower(store: store, replica: replica, hub: parts.hub, journal: parts.journal, logger: logger)),
-      .init(
-        service: LeadershipWatch(store: store, logger: logger) { tookLead.withLock { $0 = true } },
-        successTerminationBehavior: .gracefullyShutdownGroup),
+      .init(service: LeadershipWatch(store: store, leadership: leadership, logger: logger), successTerminationBehavior: .ignore),
     ]
     if let relay = store.eventRelay {
       // Read before the socket is served, so that every watcher is owed the batches after it.
       let eventsAfter = try await EventFollower.startingPoint(relay, logger: logger)
       standby.insert(.init(service: EventFollower(store: relay, after: eventsAfter, hub: parts.hub, logger: logger)), at: 1)
     }
-    try await parts.run(parts.services(listening: {}, standby: standby), stop: context.stop, handlingSignals: context.handlingSignals)
-    return tookLead.withLock { $0 }
+    leadership.standbyServes()
+    try await parts.run(parts.services(listening: {}, standby: standby), leadership: leadership)
   }
 
   /// Takes the state directory's lock. A lock that this very process holds is waited for a

@@ -49,8 +49,6 @@ final class DaemonParts: Sendable {
   private let nextConnectionID = Atomic<Int>(1)
   /// True while the Unix socket listens and the daemon is not stopping (`/readyz`).
   let serving = Atomic<Bool>(false)
-  /// Set when another daemon took the lead of the shared store from this one.
-  let leadLost = Atomic<Bool>(false)
   /// `--event-loops N`: a group of the daemon's own, shut down by ``shutdown()``.
   private let ownEventLoops: MultiThreadedEventLoopGroup?
 
@@ -79,16 +77,15 @@ final class DaemonParts: Sendable {
     hub = WatchHub(historyLimit: options.history, logger: logger)
     let journal = DaemonJournal(
       store: store, snapshotRevisions: snapshotRevisions, host: host, hub: hub, options: options, journalledThrough: journalledThrough,
-      logger: logger)
+      standby: standby, logger: logger)
     self.journal = journal
     // Under --fsync always, watchers see a revision once it is on disk.
     let initial = base.flatMap { base in restoredState.map { (revision: base, value: $0) } }
     let pump = ChangePump(
       host: host, hub: hub, initial: initial, durability: options.fsync == .always ? journal.writer : nil, logger: logger)
     self.pump = pump
-    if let standby {
+    if standby != nil {
       // A standby's journal follows the leader's (JournalFollower), and writes nothing.
-      journal.setStandby(standby)
       journal.writer.advance(to: journalledThrough)
       if let restoredState { hub.reset(document: restoredState, revision: journalledThrough) }
     } else {
@@ -116,7 +113,8 @@ final class DaemonParts: Sendable {
   /// store can do for its standbys (forwarded intents, relayed events) and watches for
   /// losing the lead.
   func services(
-    listening: @escaping @Sendable () -> Void, standby: [ServiceGroupConfiguration.ServiceConfiguration]? = nil
+    listening: @escaping @Sendable () -> Void, standby: [ServiceGroupConfiguration.ServiceConfiguration]? = nil,
+    leadership: Leadership? = nil
   ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
     var services: [ServiceGroupConfiguration.ServiceConfiguration] =
       standby ?? [
@@ -130,11 +128,9 @@ final class DaemonParts: Sendable {
       if let relay = store.eventRelay {
         services.append(.init(service: EventRelay(store: relay, host: host, logger: logger)))
       }
-      if let shared = store.leadership {
+      if let shared = store.leadership, let leadership {
         services.append(
-          .init(
-            service: LeadershipLoss(store: shared, journal: journal, logger: logger) { [self] in leadLost.store(true, ordering: .releasing) },
-            successTerminationBehavior: .gracefullyShutdownGroup))
+          .init(service: LeadershipLoss(store: shared, journal: journal, leadership: leadership, logger: logger), successTerminationBehavior: .ignore))
       }
     }
     if notifier.isListening {
@@ -154,14 +150,12 @@ final class DaemonParts: Sendable {
     return services
   }
 
-  /// Runs `services` as one group until it ends (SIGTERM or SIGINT when
-  /// `handlingSignals`, `stop`, or a service that ends the group), then lets go of the
+  /// Runs `services` as one group until it ends (a stop, a change of lead that
+  /// `leadership` ends it for, or a service that ends the group), then lets go of the
   /// daemon's own event loops.
-  func run(_ services: [ServiceGroupConfiguration.ServiceConfiguration], stop: DaemonStop?, handlingSignals: Bool) async throws {
-    let group = ServiceGroup(
-      configuration: ServiceGroupConfiguration(
-        services: services, gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [], logger: logger))
-    await stop?.attach(group)
+  func run(_ services: [ServiceGroupConfiguration.ServiceConfiguration], leadership: Leadership) async throws {
+    let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: logger))
+    await leadership.attach(group)
     do {
       try await group.run()
     } catch {

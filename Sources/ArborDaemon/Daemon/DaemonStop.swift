@@ -1,5 +1,4 @@
 import ArborLocking
-import ServiceLifecycle
 
 /// Stops a daemon started with ``ArborDaemon/run(until:handlingSignals:started:)`` the way
 /// SIGTERM does: no new clients, running intents finish, a final snapshot is saved.
@@ -12,7 +11,7 @@ import ServiceLifecycle
 /// ```
 public final class DaemonStop: Sendable {
   private struct State {
-    var group: ServiceGroup?
+    var leadership: Leadership?
     var triggered = false
   }
 
@@ -20,20 +19,24 @@ public final class DaemonStop: Sendable {
 
   public init() {}
 
-  func attach(_ group: ServiceGroup) async {
+  /// Whether ``trigger()`` was called.
+  var isTriggered: Bool { state.withLock { $0.triggered } }
+
+  /// The daemon's leadership, told of the stop (at once when it was triggered before).
+  func attach(_ leadership: Leadership) async {
     let stopNow = state.withLock { state -> Bool in
-      state.group = group
+      state.leadership = leadership
       return state.triggered
     }
-    if stopNow { await group.triggerGracefulShutdown() }
+    if stopNow { await leadership.stopRequested() }
   }
 
   /// Begins the stop; the daemon's `run` returns once it is done.
   public func trigger() async {
-    let group = state.withLock { state -> ServiceGroup? in
+    let leadership = state.withLock { state -> Leadership? in
       state.triggered = true
-      return state.group
+      return state.leadership
     }
-    await group?.triggerGracefulShutdown()
+    await leadership?.stopRequested()
   }
 }

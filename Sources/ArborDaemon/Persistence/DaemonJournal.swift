@@ -61,14 +61,17 @@ final class DaemonJournal: Sendable {
   /// saved: writes are refused until it can (the reason is in `rebaseError`).
   private let rebaseFailing = Atomic<Bool>(false)
   private let rebaseError = LockedState<String?>(nil)
-  /// Set while the daemon is a standby: it writes nothing, and says who leads.
-  private let standbyOf = LockedState<StandbyLeader?>(nil)
+  /// Who leads the store, when this daemon serves as its standby (it writes nothing, and
+  /// says who leads); nil for the leader's journal. A role's journal keeps its role: a
+  /// change of lead ends the role's services and builds the next role's.
+  private let standbyOf: LockedState<StandbyLeader>?
 
   init(
     store: any StateStore, snapshotRevisions snapshots: [UInt64], host: any TreeHost, hub: WatchHub, options: DaemonOptions,
-    journalledThrough: UInt64, logger: Logger
+    journalledThrough: UInt64, standby: StandbyLeader? = nil, logger: Logger
   ) {
     self.store = store
+    self.standbyOf = standby.map { LockedState($0) }
     self.writer = JournalWriter(store: store, after: journalledThrough, window: .milliseconds(max(1, options.fsyncWindow)))
     self.host = host
     self.hub = hub
@@ -218,19 +221,13 @@ final class DaemonJournal: Sendable {
 
   /// Why writes are refused now; nil when they are accepted. Checked before every write
   /// request: two atomic loads when all is well.
-  /// Whether `standbyOf` is set, readable without the lock (checked before every write).
-  private let isStandby = Atomic<Bool>(false)
+  /// Who leads the store, while this daemon is a standby of it; nil when it leads (then
+  /// without taking a lock: it is checked before every write).
+  var standby: StandbyLeader? { standbyOf?.withLock { $0 } }
 
-  /// Who leads the store, while this daemon is a standby of it; nil when it leads.
-  var standby: StandbyLeader? {
-    guard isStandby.load(ordering: .acquiring) else { return nil }
-    return standbyOf.withLock { $0 }
-  }
-
-  /// Makes this daemon's journal a standby's (it writes nothing), following `leader`.
-  func setStandby(_ leader: StandbyLeader) {
-    standbyOf.withLock { $0 = leader }
-    isStandby.store(true, ordering: .releasing)
+  /// A standby's news of who leads now (``JournalFollower`` reads it once a second).
+  func leaderNamed(holder: String, term: Int64) {
+    standbyOf?.withLock { ($0.holder, $0.term) = (holder, term) }
   }
 
   var refusal: WriteRefusal? {

@@ -36,10 +36,7 @@ struct JournalFollower<Root: Model>: Service {
       // Who leads, for refusals and status: read once a second, not at each transaction.
       if ContinuousClock.now - named >= .seconds(1) {
         named = .now
-        if let (holder, term) = await store.leaderHolder(), var standby = journal.standby {
-          (standby.holder, standby.term) = (holder, term)
-          journal.setStandby(standby)
-        }
+        if let (holder, term) = await store.leaderHolder() { journal.leaderNamed(holder: holder, term: term) }
       }
     }
   }

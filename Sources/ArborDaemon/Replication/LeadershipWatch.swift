@@ -3,18 +3,18 @@ import Logging
 import ServiceLifecycle
 
 /// A standby's watch for the leader's end: it tries to take the store's lead every
-/// `interval`, and once it has it, ends, which stops the standby's services; the daemon
-/// then starts again as the leader, from what the old leader journalled.
+/// `interval`, and once it has it, tells ``Leadership`` and ends; ``Leadership`` ends the
+/// standby's services, and the daemon starts again as the leader, from what the old leader
+/// journalled.
 struct LeadershipWatch: Service {
   let store: any StoreLeadership
+  let leadership: Leadership
   let interval: Duration
   let logger: Logger
-  /// Called once this daemon leads.
-  let tookLead: @Sendable () -> Void
 
-  init(store: any StoreLeadership, interval: Duration = .milliseconds(200), logger: Logger, tookLead: @escaping @Sendable () -> Void) {
+  init(store: any StoreLeadership, leadership: Leadership, interval: Duration = .milliseconds(200), logger: Logger) {
     self.store = store
-    self.tookLead = tookLead
+    self.leadership = leadership
     self.interval = interval
     self.logger = logger
   }
@@ -23,8 +23,8 @@ struct LeadershipWatch: Service {
     while !Task.isCancelledOrShuttingDown {
       do {
         if try await store.tryToLead() {
-          tookLead()
           logger.notice("the leader of \(store.location) is gone: this daemon leads it now, in term \(store.term)")
+          await leadership.leadTaken(term: store.term)
           return
         }
       } catch {
