@@ -24,7 +24,10 @@ public protocol StoreLeadership: StateStore {
   /// the old leader left before it writes), false while another daemon leads.
   func tryToLead() async throws(StoreError) -> Bool
   /// For the leader: makes sure it still leads, with an answer from the store within
-  /// `timeout`; ``StoreError/Kind/superseded`` when another daemon leads now.
+  /// `timeout`; ``StoreError/Kind/superseded`` when another daemon leads now,
+  /// ``StoreError/Kind/unreachable`` when no answer came in time. A late answer must never
+  /// cost the lead: whatever holds the lead (a lock, a session) is not given up because a
+  /// check was slow.
   func confirmLead(within timeout: Duration) async throws(StoreError)
   /// For a leader that lost the lead: becomes a standby (writes nothing; ``tryToLead()``
   /// may take the lead again later).
