@@ -82,14 +82,8 @@ extension ContextValueAccess where Self: AnyModelContext {
   /// #expect(child.node.context.colorScheme == .dark)
   /// ```
   public subscript<Value: Sendable>(dynamicMember key: KeyPath<ContextKeys, ContextStorage<Value>>) -> Value {
-    get {
-      let storage = ContextKeys()[keyPath: key]  // user code: before the lock is taken
-      return (readStorage(storage.storageKey(key)) as? Value) ?? storage.defaultValue
-    }
-    set {
-      let storage = ContextKeys()[keyPath: key]
-      writeStorage(storage.storageKey(key), newValue)
-    }
+    get { value(of: key) }
+    set { setValue(newValue, of: key) }
   }
 }
 
@@ -101,16 +95,16 @@ extension ModelNode {
   /// node.removeContext(\.colorScheme)
   /// ```
   public func removeContext<Value: Sendable>(_ key: KeyPath<ContextKeys, ContextStorage<Value>>) {
-    context.writeStorage(ContextKeys()[keyPath: key].storageKey(key), nil)
+    context.removeValue(of: key)
   }
 }
 
-extension ContextStorage {
-  /// Where the runtime keeps the values of `key`: with the model, or flowing down.
-  func storageKey(_ key: KeyPath<ContextKeys, ContextStorage<Value>>) -> StorageKey {
+extension ContextStorage: KeyDescriptor {
+  /// Where the runtime keeps the values of the key: with the model, or flowing down.
+  func storageKey(_ keyPath: AnyHashable) -> StorageKey {
     switch propagation {
-    case .local: .local(AnyHashable(key), name: name)
-    case .environment: .environment(AnyHashable(key), name: name)
+    case .local: .local(keyPath, name: name)
+    case .environment: .environment(keyPath, name: name)
     }
   }
 }

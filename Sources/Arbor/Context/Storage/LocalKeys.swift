@@ -57,14 +57,8 @@ public struct ModelLocalValues<M: Model>: Sendable {
   /// let editing = node.local.isEditing
   /// ```
   public subscript<Value: Sendable>(dynamicMember key: KeyPath<LocalKeys, LocalStorage<Value>>) -> Value {
-    get {
-      let storage = LocalKeys()[keyPath: key]  // user code: before the lock is taken
-      return (node.context.readStorage(.local(AnyHashable(key), name: storage.name)) as? Value) ?? storage.defaultValue
-    }
-    nonmutating set {
-      let storage = LocalKeys()[keyPath: key]
-      node.context.writeStorage(.local(AnyHashable(key), name: storage.name), newValue)
-    }
+    get { node.context.value(of: key) }
+    nonmutating set { node.context.setValue(newValue, of: key) }
   }
 }
 
@@ -82,6 +76,10 @@ extension ModelNode {
   /// node.removeLocal(\.isEditing)
   /// ```
   public func removeLocal<Value: Sendable>(_ key: KeyPath<LocalKeys, LocalStorage<Value>>) {
-    context.writeStorage(.local(AnyHashable(key), name: LocalKeys()[keyPath: key].name), nil)
+    context.removeValue(of: key)
   }
+}
+
+extension LocalStorage: KeyDescriptor {
+  func storageKey(_ keyPath: AnyHashable) -> StorageKey { .local(keyPath, name: name) }
 }
