@@ -16,7 +16,7 @@ import ArborRPC
 ///   print(update.revision, update.value ?? "gone")
 /// }
 /// ```
-public struct ArborClient: Sendable {
+public struct ArborClient: ArborCaller {
   /// The daemons' sockets, in the order they are tried.
   public var socketPaths: [String]
   /// What watches do when the connection is lost.
@@ -109,46 +109,17 @@ public struct ArborClient: Sendable {
     throw ArborClientError.cannotConnect(path: paths.joined(separator: ", "), reason: "none of them answers (the last: \(reason))")
   }
 
-  /// Calls one method on a connection of its own and returns its result.
+  /// Calls one method on a connection of its own and returns its result. The calls by
+  /// ``ArborMethod`` and the typed calls (``ArborCaller``) go through it:
+  ///
+  /// ```swift
+  /// let reply = try await client.call(IntentCall.self, .init(target: "/counters/0/counter", intent: "incrementTapped"))
+  /// ```
   @discardableResult
   public func call(_ method: String, _ params: JSONValue? = nil) async throws(ArborClientError) -> JSONValue {
     let connection = try await connect()
     defer { connection.close() }
     return try await connection.call(method, params)
-  }
-
-  /// Calls one of the daemon's methods (``ArborMethod``) on a connection of its own.
-  @discardableResult
-  public func call(_ method: ArborMethod, _ params: JSONValue? = nil) async throws(ArborClientError) -> JSONValue {
-    try await call(method.rawValue, params)
-  }
-
-  /// Calls one of the daemon's methods with its typed parameters on a connection of its
-  /// own and returns its typed result.
-  ///
-  /// ```swift
-  /// let reply = try await client.call(IntentCall.self, .init(target: "/counters/0/counter", intent: "incrementTapped"))
-  /// print(reply.revision)
-  /// ```
-  @discardableResult
-  public func call<Definition: ArborMethodDefinition>(
-    _ definition: Definition.Type, _ params: Definition.Params
-  ) async throws(ArborClientError) -> Definition.Result {
-    let connection = try await connect()
-    defer { connection.close() }
-    return try await connection.call(definition, params)
-  }
-
-  /// Calls one of the daemon's methods that takes no parameters on a connection of its own.
-  ///
-  /// ```swift
-  /// let status = try await client.call(DaemonStatus.self)
-  /// print(status.name, status.revision)
-  /// ```
-  @discardableResult
-  public func call<Definition: ArborMethodDefinition>(_ definition: Definition.Type) async throws(ArborClientError) -> Definition.Result
-  where Definition.Params == NoParams {
-    try await call(definition, NoParams())
   }
 
   /// The value at `path` (a JSON Pointer, the root by default), first as it is now (or as

@@ -13,7 +13,7 @@ import NIOPosix
 /// _ = try await connection.call("state.watch")
 /// for await notification in connection.notifications { print(notification.params ?? nil) }
 /// ```
-public final class ArborConnection: Sendable {
+public final class ArborConnection: ArborCaller {
   private struct State {
     var writer: NIOAsyncChannelOutboundWriter<ByteBuffer>?
     var channel: (any Channel)?
@@ -130,43 +130,6 @@ public final class ArborConnection: Sendable {
     case .success(let result): return result
     case .failure(let error): throw .daemon(error)
     }
-  }
-
-  /// Calls one of the daemon's methods by name (``ArborMethod``) and returns its result.
-  ///
-  /// ```swift
-  /// let status = try await connection.call(.status)
-  /// ```
-  @discardableResult
-  public func call(_ method: ArborMethod, _ params: JSONValue? = nil) async throws(ArborClientError) -> JSONValue {
-    try await call(method.rawValue, params)
-  }
-
-  /// Calls one of the daemon's methods with its typed parameters (``ArborMethodDefinition``)
-  /// and returns its typed result.
-  ///
-  /// ```swift
-  /// let counters = try await connection.call(StateGet.self, .init(path: "/counters"))
-  /// print(counters.revision, counters.value)
-  /// ```
-  @discardableResult
-  public func call<Definition: ArborMethodDefinition>(
-    _ definition: Definition.Type, _ params: Definition.Params
-  ) async throws(ArborClientError) -> Definition.Result {
-    let result = try await call(Definition.method.rawValue, try Self.encode(params, of: Definition.method))
-    return try Self.decode(Definition.Result.self, from: result, of: Definition.method)
-  }
-
-  /// Calls one of the daemon's methods that takes no parameters and returns its typed result.
-  ///
-  /// ```swift
-  /// let status = try await connection.call(DaemonStatus.self)
-  /// print(status.revision)
-  /// ```
-  @discardableResult
-  public func call<Definition: ArborMethodDefinition>(_ definition: Definition.Type) async throws(ArborClientError) -> Definition.Result
-  where Definition.Params == NoParams {
-    try await call(definition, NoParams())
   }
 
   /// The JSON of a typed call's parameters; nil (no `params`) when there are none.
