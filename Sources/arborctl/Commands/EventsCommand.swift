@@ -5,7 +5,7 @@ import ArgumentParser
 import Foundation
 
 /// `arborctl events [PATH] [--type T …] [--count N] [--output F]`: prints the events models send.
-struct EventsCommand: AsyncParsableCommand {
+struct EventsCommand: FollowingCommand {
   static let configuration = CommandConfiguration(
     commandName: "events", abstract: "Print the Codable events sent by models at or under a path.",
     discussion: """
@@ -26,14 +26,8 @@ struct EventsCommand: AsyncParsableCommand {
 
   @OptionGroup var connection: ConnectionOptions
 
-  func validate() throws {
-    try stream.check(json: connection.json)
-  }
-
   func run() async throws {
-    StandardOutput.endWhenReaderGoes()
-    do {
-      let client = try connection.client(reconnect: !follow.noReconnect)
+    try await following { client in
       let printer = stream.printer(json: connection.json)
       let (text, quiet) = (printer.format == .text, printer.quiet)
       let path = self.path
@@ -50,7 +44,7 @@ struct EventsCommand: AsyncParsableCommand {
       if !exists && !quiet {
         Self.note("nothing is at \(path) now: waiting for events of the models that come there (Ctrl-C to stop)")
       }
-      let (count, types) = (follow.count, self.types)
+      let (follow, types) = (self.follow, self.types)
       try await connection.withFirstWithinTimeout(path: client.ssh?.description ?? client.socketPath) { arrived in
         let events = client.events(path, types: types.isEmpty ? nil : types) { event in
           switch event {
@@ -60,15 +54,10 @@ struct EventsCommand: AsyncParsableCommand {
           case .lost(let error): if !quiet { Self.note("connection lost (\(error)); reconnecting…") }
           }
         }
-        var printed = 0
-        for try await event in events {
+        try await follow.printEach(of: events) { event in
           printer.print(Self.line(event), time: ReceiveTime.now()) { Self.text(event) }
-          printed += 1
-          if let count, printed >= count { return }
         }
       }
-    } catch let failure as CommandFailure {
-      throw Arborctl.fail(failure, json: stream.printsErrorsAsJSON(json: connection.json))
     }
   }
 

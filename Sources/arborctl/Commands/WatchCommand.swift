@@ -9,7 +9,7 @@ import Foundation
 
 /// `arborctl watch [PATH] [--since N] [--values|--patches] [--count N] [--output F]`: follows
 /// the state at a path as it changes.
-struct WatchCommand: AsyncParsableCommand {
+struct WatchCommand: FollowingCommand {
   static let configuration = CommandConfiguration(
     commandName: "watch", abstract: "Follow the state at a path as it changes.",
     discussion: """
@@ -49,30 +49,17 @@ struct WatchCommand: AsyncParsableCommand {
 
   @OptionGroup var connection: ConnectionOptions
 
-  func validate() throws {
-    try stream.check(json: connection.json)
-  }
-
   func run() async throws {
-    StandardOutput.endWhenReaderGoes()
-    do {
-      let client = try connection.client(reconnect: !follow.noReconnect)
+    try await following { client in
       let printer = WatchPrinter(path: path, mode: mode ?? .values, stream: stream.printer(json: connection.json), onTerminal: isatty(STDOUT_FILENO) != 0)
       let watch = client.watch(path, since: since) { event in printer.connection(event) }
-      let count = follow.count
+      let follow = self.follow
       try await connection.withFirstWithinTimeout(path: client.ssh?.description ?? client.socketPath) { arrived in
-        var printed = 0
-        for try await update in watch {
+        try await follow.printEach(of: watch) { update in
           arrived()
           printer.print(update)
-          printed += 1
-          if let count, printed >= count { return }
         }
       }
-    } catch let failure as CommandFailure {
-      throw Arborctl.fail(failure, json: stream.printsErrorsAsJSON(json: connection.json))
-    } catch let error as ArborClientError {
-      throw Arborctl.fail(CommandFailure(error), json: stream.printsErrorsAsJSON(json: connection.json))
     }
   }
 }
