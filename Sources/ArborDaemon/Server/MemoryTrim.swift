@@ -64,7 +64,7 @@ enum MemoryTrim {
 
 /// A block of the current thread's malloc arena, kept until the next trim frees it: a
 /// free of 64 KiB or more is what makes glibc give back the free top of that arena.
-struct ArenaMark: Sendable {
+struct ArenaMark: Sendable, Equatable {
   /// The size of a mark: at least 64 KiB (glibc's `FASTBIN_CONSOLIDATION_THRESHOLD`),
   /// below the mmap threshold (even glibc's default, 128 KiB) so that it comes from the
   /// arena.

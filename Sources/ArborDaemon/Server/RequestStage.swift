@@ -34,41 +34,16 @@ final class RequestStage: ChannelDuplexHandler {
     return value.exceeds(values: offLoopValues)
   }
 
-  private enum State {
-    /// Reading requests; `readHeld`: a read was asked for while lines waited, and is made
-    /// once they have started.
-    case serving(readHeld: Bool)
-    /// The client will send nothing more (it half-closed, or sent a line over the limit,
-    /// whose error reply `pendingError` is sent once the running requests end).
-    case inputClosed(pendingError: [UInt8]?)
-    /// The connection is gone; nothing more is done.
-    case ended
-  }
-
   private let connection: ConnectionContext
   private let handler: RequestHandler
   private let hub: WatchHub
   private let logger: Logger
   private let batcher: LoopBatcher
-  private let limit: Int
 
-  private var state = State.serving(readHeld: false)
+  /// Which lines wait, what runs, what is held: changed only through its events, whose
+  /// actions ``run(_:)`` carries out.
+  private var machine: StateMachine
   private var context: ChannelHandlerContext?
-  /// Lines read and not yet started, because `--max-in-flight` requests are running or a
-  /// place is held.
-  private var waiting = CircularBuffer<InboundLine>()
-  /// Requests running in tasks, waiting for the journal, or holding the connection's
-  /// place (``hold()``).
-  private var running = 0
-  /// Places held: while there are any, later lines wait.
-  private var holds = 0
-  /// The batch being handled in slices.
-  private var batch: BatchRun?
-  /// A line or a reply of at least ``MemoryTrim/largeBytes`` went through since the last
-  /// trim was asked for: ask again once the places are released, or the connection ends.
-  private var trimWhenDone = false
-  /// The arenas of the threads that did this connection's large work off the loop.
-  private var arenaMarks: [ArenaMark] = []
 
   init(connection: ConnectionContext, handler: RequestHandler, hub: WatchHub, options: DaemonOptions, logger: Logger, batcher: LoopBatcher) {
     self.connection = connection
@@ -76,108 +51,88 @@ final class RequestStage: ChannelDuplexHandler {
     self.hub = hub
     self.logger = logger
     self.batcher = batcher
-    self.limit = max(1, options.maxInFlight)
+    self.machine = StateMachine(limit: options.maxInFlight)
     MemoryTrim.configure(logger: logger)
   }
 
   private var outbox: Outbox { connection.outbox }
 
-  private var isEnded: Bool {
-    if case .ended = state { return true }
-    return false
-  }
+  private var isEnded: Bool { machine.isEnded }
 
   // MARK: - Lifetime
 
   func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
   func handlerRemoved(context: ChannelHandlerContext) {
-    end()
+    run(machine.end())
     self.context = nil
   }
 
   func channelInactive(context: ChannelHandlerContext) {
-    end()
+    run(machine.end())
     context.fireChannelInactive()
   }
 
-  private func end() {
-    guard !isEnded else { return }
-    state = .ended
-    waiting.removeAll()
-    batch = nil
-    if trimWhenDone {
-      trimWhenDone = false
-      MemoryTrim.request(releasing: arenaMarks)
-      arenaMarks = []
+  // MARK: - Actions
+
+  /// Carries out what the state machine decided.
+  private func run(_ action: StateMachine.Action) {
+    switch action {
+    case .none:
+      break
+    case .startWaiting:
+      startWaiting()
+    case .lineTooLong(let limit):
+      logger.notice("connection \(connection.id): a line is longer than the limit of \(limit) bytes; closing it")
+      startWaiting()
+    case .read:
+      context?.read()
+    case .sendLineTooLongAndFinish(let limit):
+      outbox.send(RPCResponse(id: .null, error: ArborErrors.lineTooLong(limit: limit)).jsonLine)
+      outbox.finish()
+    case .finishUnlessWatched:
+      if !hub.hasWatches(of: outbox) { outbox.finish() }
+    case .trim(let marks):
+      MemoryTrim.request(releasing: marks)
+    case .trimAndStartWaiting(let marks):
+      MemoryTrim.request(releasing: marks)
+      startWaiting()
     }
+  }
+
+  /// Starts the lines that may start, in order, then does what follows once none may
+  /// (a held read, or the end of a connection whose client is done).
+  private func startWaiting() {
+    while let line = machine.nextLine() {
+      start(line)
+    }
+    run(machine.linesStarted())
   }
 
   // MARK: - Reading
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-    guard case .serving = state else { return }
-    let line = unwrapInboundIn(data)
-    if case .tooLong(let limit) = line {
-      logger.notice("connection \(connection.id): a line is longer than the limit of \(limit) bytes; closing it")
-      // What the framer held of the long line was let go of: give it back.
-      trimWhenDone = true
-      state = .inputClosed(pendingError: RPCResponse(id: .null, error: ArborErrors.lineTooLong(limit: limit)).jsonLine)
-    } else {
-      waiting.append(line)
-    }
-    startWaiting()
+    run(machine.lineRead(unwrapInboundIn(data)))
   }
 
+  /// When the client will send nothing more and every request has its reply, the
+  /// connection ends once the replies are out, unless it has watches: they are served
+  /// until the client goes or the daemon stops.
   func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-    if case ChannelEvent.inputClosed = event, case .serving = state {
-      state = .inputClosed(pendingError: nil)
-      startWaiting()
-    }
+    if case ChannelEvent.inputClosed = event { run(machine.inputClosed()) }
     context.fireUserInboundEventTriggered(event)
   }
 
   /// Holds reads back while lines wait for a place among the running requests.
   func read(context: ChannelHandlerContext) {
-    guard case .serving = state else { return }
-    if waiting.isEmpty {
-      context.read()
-    } else {
-      state = .serving(readHeld: true)
-    }
-  }
-
-  private func startWaiting() {
-    while !isEnded, holds == 0, running < limit, let line = waiting.popFirst() {
-      start(line)
-    }
-    if waiting.isEmpty, case .serving(readHeld: true) = state, let context {
-      state = .serving(readHeld: false)
-      context.read()
-    }
-    endIfDone()
-  }
-
-  /// When the client will send nothing more and every request has its reply: without
-  /// watches there is nothing more to send once the replies are out; with watches, they
-  /// are served until the client goes or the daemon stops.
-  private func endIfDone() {
-    guard case .inputClosed(let pendingError) = state, waiting.isEmpty, running == 0 else { return }
-    if let pendingError {
-      state = .inputClosed(pendingError: nil)
-      outbox.send(pendingError)
-      outbox.finish()
-    } else if !hub.hasWatches(of: outbox) {
-      outbox.finish()
-    }
+    run(machine.readRequested())
   }
 
   // MARK: - Requests
 
   private func start(_ line: InboundLine) {
     guard case .parsed(let inbound, let large, let mark) = line else { return }
-    if large { trimWhenDone = true }
-    if let mark { keep(mark) }
+    machine.lineStarted(large: large, mark: mark)
     let outbox = self.outbox
     switch inbound {
     case .single(.invalid(let reply)):
@@ -209,7 +164,7 @@ final class RequestStage: ChannelDuplexHandler {
         }
       }
     case .batch(let calls):
-      batch = BatchRun(calls: calls, connection: connection, holdsPlace: false)
+      machine.batchStarted(BatchRun(calls: calls, connection: connection, holdsPlace: false))
       continueBatch()
     }
   }
@@ -218,9 +173,9 @@ final class RequestStage: ChannelDuplexHandler {
   /// then schedules the rest, so that the other channels of the event loop are served in
   /// between. Once every request is done, sends the replies as one array.
   private func continueBatch() {
-    guard let run = batch else { return }
+    guard let run = machine.batch else { return }
     guard !isEnded, let context else {
-      batch = nil
+      machine.batchEnded()
       if run.holdsPlace { release() }
       return
     }
@@ -244,7 +199,7 @@ final class RequestStage: ChannelDuplexHandler {
             run.replies.append(Self.response(id: id, .success(reply)))
           }
         case .later(let work):
-          batch = nil
+          machine.batchEnded()
           finishInTask(run, request: request, work: work)
           return
         }
@@ -260,7 +215,7 @@ final class RequestStage: ChannelDuplexHandler {
         return
       }
     }
-    batch = nil
+    machine.batchEnded()
     guard !run.durable.isEmpty else {
       let (calls, replies) = run.takeCallsAndReplies()
       sendBatchLine(replies, holdingPlace: run.holdsPlace, large: run.holdsLargeReply, dropping: calls)
@@ -354,7 +309,7 @@ final class RequestStage: ChannelDuplexHandler {
     }.whenComplete { result in
       let stage = bound.value
       switch result {
-      case .success(let mark): if let mark { stage.keep(mark) }
+      case .success(let mark): if let mark { stage.run(stage.machine.keep(mark)) }
       case .failure: if let makeLine = take() { outbox.send(makeLine()) }
       }
       stage.release()
@@ -371,34 +326,17 @@ final class RequestStage: ChannelDuplexHandler {
 
   // MARK: - Places
 
-  /// Keeps the mark of an arena that large work used, for the trim once it is all done.
-  private func keep(_ mark: ArenaMark) {
-    guard !isEnded else {
-      MemoryTrim.request(releasing: [mark])
-      return
-    }
-    arenaMarks.append(mark)
-    trimWhenDone = true
-  }
-
   /// Holds the connection's place: its later lines wait (they are answered after this
   /// one, as if it had been handled at once) and it does not end. Off-loop encoding and
   /// batches that take more than one slice hold it.
   private func hold() {
-    running += 1
-    holds += 1
+    machine.hold()
   }
 
   /// Releases a place taken by ``hold()``, starts what waited, and asks for memory to be
   /// given back once large work is all done.
   private func release() {
-    holds -= 1
-    if holds == 0 && trimWhenDone {
-      trimWhenDone = false
-      MemoryTrim.request(releasing: arenaMarks)
-      arenaMarks = []
-    }
-    requestFinished()
+    run(machine.release())
   }
 
   /// The durable-reply path, for a single request and a batch alike: once the newest of
@@ -410,7 +348,7 @@ final class RequestStage: ChannelDuplexHandler {
     _ replies: [RPCResponse], durable: [(index: Int, revision: UInt64)], send: @escaping @Sendable ([RPCResponse]) -> Void
   ) {
     guard let context, let newest = durable.map(\.revision).max() else { return }
-    running += 1
+    machine.requestStarted()
     let loop = context.eventLoop
     let bound = NIOLoopBound(self, eventLoop: loop)
     let batcher = self.batcher
@@ -431,7 +369,7 @@ final class RequestStage: ChannelDuplexHandler {
   /// Runs `work` in a task that holds a place among the running requests until it ends.
   private func inTask(_ work: @escaping @Sendable () async -> Void) {
     guard let context else { return }
-    running += 1
+    machine.requestStarted()
     let loop = context.eventLoop
     let bound = NIOLoopBound(self, eventLoop: loop)
     Task {
@@ -441,8 +379,7 @@ final class RequestStage: ChannelDuplexHandler {
   }
 
   private func requestFinished() {
-    running -= 1
-    startWaiting()
+    run(machine.requestFinished())
   }
 
   /// The reply to send; an error's echoes of the request are cut (``RPCError/cuttingEchoes()``).
