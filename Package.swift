@@ -337,6 +337,8 @@ let package = Package(
         "ArborStore",
         "PostgresTestServer",
         "ProcessSlots",
+        "StoreDoubles",
+        "ArborStorage",
         .product(name: "GRDB", package: "GRDB.swift"),
         "ArborJSON",
         "ArborRPC",
@@ -345,6 +347,7 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Subprocess", package: "swift-subprocess"),
         .product(name: "SystemPackage", package: "swift-system"),
       ]
@@ -374,7 +377,7 @@ let package = Package(
     ),
     .testTarget(
       name: "ArborStorageTests",
-      dependencies: ["ArborStorage", "ArborLocking", "Arbor", "ArborJSON", "ArborTesting"]
+      dependencies: ["ArborStorage", "ArborLocking", "Arbor", "ArborJSON", "ArborTesting", "StoreDoubles"]
     ),
     .testTarget(
       name: "ArborStoreTests",
@@ -383,6 +386,8 @@ let package = Package(
     // The bound on tests that start processes, shared by every test target (the
     // `.startsProcesses` trait; Docs/Testing.md, "A fresh machine").
     .target(name: "ProcessSlots", dependencies: ["ArborLocking"], path: "Tests/ProcessSlots"),
+    // Stores in memory for tests (`MemoryStore`, and `SharedMemoryStore`, which leads at once).
+    .target(name: "StoreDoubles", dependencies: ["ArborStorage", "ArborRecords", "ArborLocking"], path: "Tests/StoreDoubles"),
     // A real PostgreSQL server for the tests, in a temporary directory.
     .target(
       name: "PostgresTestServer",

@@ -1,6 +1,7 @@
 import ArborJSON
 import ArborStorage
 import ArborTesting
+import StoreDoubles
 import Foundation
 import Testing
 

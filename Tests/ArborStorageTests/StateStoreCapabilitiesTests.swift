@@ -2,6 +2,7 @@ import Arbor
 import ArborJSON
 import ArborStorage
 import ArborTesting
+import StoreDoubles
 import Foundation
 import Testing
 

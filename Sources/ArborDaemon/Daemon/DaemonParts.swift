@@ -130,7 +130,7 @@ final class DaemonParts: Sendable {
       }
       if let shared = store.leadership, let leadership {
         services.append(
-          .init(service: LeadershipLoss(store: shared, journal: journal, leadership: leadership, logger: logger), successTerminationBehavior: .ignore))
+          .init(service: LeadershipLoss(store: shared, writer: journal.writer, leadership: leadership, logger: logger), successTerminationBehavior: .ignore))
       }
     }
     if notifier.isListening {

@@ -8,18 +8,20 @@ import ServiceLifecycle
 /// the store to confirm the lead (the store makes the leader's session again, with the
 /// lock and the term checked, when the server ended it) and tells ``Leadership`` what it
 /// learnt: confirmed, unconfirmed (no answer in time), or lost (another daemon leads, or
-/// the journal's writer was refused for that reason). At a loss it ends; ``Leadership``
-/// ends the leader's services, and the daemon follows the store as a standby.
+/// the journal's writer was refused for that reason). At a loss it stops checking;
+/// ``Leadership`` ends the leader's services (this one in its turn), and the daemon follows
+/// the store as a standby.
 struct LeadershipLoss: Service {
   let store: any StoreLeadership
-  let journal: DaemonJournal
+  /// The leader's journal writer: a write refused as ``StoreError/Kind/superseded`` is a loss.
+  let writer: JournalWriter
   let leadership: Leadership
   let interval: Duration
   let logger: Logger
 
-  init(store: any StoreLeadership, journal: DaemonJournal, leadership: Leadership, interval: Duration = .seconds(1), logger: Logger) {
+  init(store: any StoreLeadership, writer: JournalWriter, leadership: Leadership, interval: Duration = .seconds(1), logger: Logger) {
     self.store = store
-    self.journal = journal
+    self.writer = writer
     self.leadership = leadership
     self.interval = interval
     self.logger = logger
@@ -27,7 +29,7 @@ struct LeadershipLoss: Service {
 
   func run() async throws {
     while !Task.isCancelledOrShuttingDown {
-      var reason = journal.writer.failure.flatMap { $0.kind == .superseded ? $0.message : nil }
+      var reason = writer.failure.flatMap { $0.kind == .superseded ? $0.message : nil }
       if reason == nil {
         do {
           try await store.confirmLead(within: .seconds(3))
@@ -42,6 +44,9 @@ struct LeadershipLoss: Service {
       if let reason {
         logger.warning("this daemon no longer leads \(store.location): \(reason)")
         await leadership.leadLost(reason: reason)
+        // Ends when the group stops it, in its turn: a service that ends on its own while
+        // the group shuts down is an error to the group.
+        try? await gracefulShutdown()
         return
       }
       try? await Task.sleep(for: interval)

@@ -3,9 +3,9 @@ import Logging
 import ServiceLifecycle
 
 /// A standby's watch for the leader's end: it tries to take the store's lead every
-/// `interval`, and once it has it, tells ``Leadership`` and ends; ``Leadership`` ends the
-/// standby's services, and the daemon starts again as the leader, from what the old leader
-/// journalled.
+/// `interval`, and once it has it, tells ``Leadership``, which ends the standby's services
+/// (this one last, in the group's order); the daemon starts again as the leader, from what
+/// the old leader journalled.
 struct LeadershipWatch: Service {
   let store: any StoreLeadership
   let leadership: Leadership
@@ -25,6 +25,9 @@ struct LeadershipWatch: Service {
         if try await store.tryToLead() {
           logger.notice("the leader of \(store.location) is gone: this daemon leads it now, in term \(store.term)")
           await leadership.leadTaken(term: store.term)
+          // Ends when the group stops it, in its turn: a service that ends on its own while
+          // the group shuts down is an error to the group.
+          try? await gracefulShutdown()
           return
         }
       } catch {
