@@ -82,8 +82,8 @@ extension ContextValueAccess where Self: AnyModelContext {
   /// #expect(child.node.context.colorScheme == .dark)
   /// ```
   public subscript<Value: Sendable>(dynamicMember key: KeyPath<ContextKeys, ContextStorage<Value>>) -> Value {
-    get { value(of: key) }
-    set { setValue(newValue, of: key) }
+    get { value(of: key, in: ContextKeys()) }
+    set { setValue(newValue, of: key, in: ContextKeys()) }
   }
 }
 
@@ -95,16 +95,13 @@ extension ModelNode {
   /// node.removeContext(\.colorScheme)
   /// ```
   public func removeContext<Value: Sendable>(_ key: KeyPath<ContextKeys, ContextStorage<Value>>) {
-    context.removeValue(of: key)
+    context.removeValue(of: key, in: ContextKeys())
   }
 }
 
 extension ContextStorage: KeyDescriptor {
   /// Where the runtime keeps the values of the key: with the model, or flowing down.
   func storageKey(_ keyPath: AnyHashable) -> StorageKey {
-    switch propagation {
-    case .local: .local(keyPath, name: name)
-    case .environment: .environment(keyPath, name: name)
-    }
+    StorageKey(keyPath, name: name, propagation: propagation)
   }
 }

@@ -13,8 +13,11 @@
 ///
 /// This is SwiftModel 1.0's spelling of a ``ContextKeys`` key with
 /// ``ContextPropagation/environment`` propagation.
-public struct EnvironmentKeys: Sendable {
+public struct EnvironmentKeys: ModelValueKeys {
   package init() {}
+
+  /// Environment values flow to the descendants.
+  public static var propagation: ContextPropagation { .environment }
 }
 
 /// The descriptor of one environment key: the value read when neither the model nor any
@@ -25,22 +28,7 @@ public struct EnvironmentKeys: Sendable {
 ///   var isLoggedIn: EnvironmentStorage<Bool> { .init(defaultValue: false) }
 /// }
 /// ```
-public struct EnvironmentStorage<Value: Sendable>: Sendable {
-  /// The value read when no model on the way to the root has set one.
-  public let defaultValue: Value
-  /// The key's name in messages: the name of the property that declares it.
-  public let name: String
-
-  /// A key whose value is `defaultValue` until a model or one of its ancestors sets it.
-  ///
-  /// ```swift
-  /// var isLoggedIn: EnvironmentStorage<Bool> { .init(defaultValue: false) }
-  /// ```
-  public init(defaultValue: Value, name: String = #function) {
-    self.defaultValue = defaultValue
-    self.name = name
-  }
-}
+public typealias EnvironmentStorage<Value: Sendable> = ModelValueStorage<EnvironmentKeys, Value>
 
 /// A model's environment keys as properties (`node.environment`): a read walks up to the
 /// nearest model that set the key; a write sets it for the model and its descendants.
@@ -48,22 +36,7 @@ public struct EnvironmentStorage<Value: Sendable>: Sendable {
 /// ```swift
 /// node.environment.isLoggedIn = true
 /// ```
-@dynamicMemberLookup
-public struct ModelEnvironment<M: Model>: Sendable {
-  let node: ModelNode<M>
-
-  /// The value set by the model or its nearest ancestor that set one (first parent of a
-  /// shared model), or the key's default value. Setting it sets it for the model's
-  /// subtree, overriding an ancestor's value there. Reads are observable.
-  ///
-  /// ```swift
-  /// let loggedIn = node.environment.isLoggedIn
-  /// ```
-  public subscript<Value: Sendable>(dynamicMember key: KeyPath<EnvironmentKeys, EnvironmentStorage<Value>>) -> Value {
-    get { node.context.value(of: key) }
-    nonmutating set { node.context.setValue(newValue, of: key) }
-  }
-}
+public typealias ModelEnvironment<M: Model> = ModelValues<M, EnvironmentKeys>
 
 extension ModelNode {
   /// The model's environment keys: see ``ModelEnvironment``.
@@ -71,7 +44,7 @@ extension ModelNode {
   /// ```swift
   /// node.environment.theme = .dark
   /// ```
-  public var environment: ModelEnvironment<M> { ModelEnvironment(node: self) }
+  public var environment: ModelEnvironment<M> { ModelEnvironment(node: self, keys: EnvironmentKeys()) }
 
   /// Removes the model's own value of an environment key: reads go back to the nearest
   /// ancestor's value or the default.
@@ -80,10 +53,6 @@ extension ModelNode {
   /// node.removeEnvironment(\.isLoggedIn)
   /// ```
   public func removeEnvironment<Value: Sendable>(_ key: KeyPath<EnvironmentKeys, EnvironmentStorage<Value>>) {
-    context.removeValue(of: key)
+    context.removeValue(of: key, in: EnvironmentKeys())
   }
-}
-
-extension EnvironmentStorage: KeyDescriptor {
-  func storageKey(_ keyPath: AnyHashable) -> StorageKey { .environment(keyPath, name: name) }
 }

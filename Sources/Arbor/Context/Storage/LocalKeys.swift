@@ -13,8 +13,11 @@
 ///
 /// This is SwiftModel 1.0's spelling of a ``ContextKeys`` key with
 /// ``ContextPropagation/local`` propagation.
-public struct LocalKeys: Sendable {
+public struct LocalKeys: ModelValueKeys {
   package init() {}
+
+  /// Local values stay with their model.
+  public static var propagation: ContextPropagation { .local }
 }
 
 /// The descriptor of one local key: the value read until the model sets one.
@@ -24,43 +27,14 @@ public struct LocalKeys: Sendable {
 ///   var draft: LocalStorage<String> { .init(defaultValue: "") }
 /// }
 /// ```
-public struct LocalStorage<Value: Sendable>: Sendable {
-  /// The value read while the model has not set one.
-  public let defaultValue: Value
-  /// The key's name in messages: the name of the property that declares it.
-  public let name: String
-
-  /// A key whose value is `defaultValue` until the model sets it.
-  ///
-  /// ```swift
-  /// var isEditing: LocalStorage<Bool> { .init(defaultValue: false) }
-  /// ```
-  public init(defaultValue: Value, name: String = #function) {
-    self.defaultValue = defaultValue
-    self.name = name
-  }
-}
+public typealias LocalStorage<Value: Sendable> = ModelValueStorage<LocalKeys, Value>
 
 /// A model's local keys as properties (`node.local`): values only the model itself sees.
 ///
 /// ```swift
 /// node.local.isEditing = true
 /// ```
-@dynamicMemberLookup
-public struct ModelLocalValues<M: Model>: Sendable {
-  let node: ModelNode<M>
-
-  /// The model's value of the key, or the key's default value. Reads are observable (in
-  /// `Observed`, `memoize`, `expect`).
-  ///
-  /// ```swift
-  /// let editing = node.local.isEditing
-  /// ```
-  public subscript<Value: Sendable>(dynamicMember key: KeyPath<LocalKeys, LocalStorage<Value>>) -> Value {
-    get { node.context.value(of: key) }
-    nonmutating set { node.context.setValue(newValue, of: key) }
-  }
-}
+public typealias ModelLocalValues<M: Model> = ModelValues<M, LocalKeys>
 
 extension ModelNode {
   /// The model's local keys: see ``ModelLocalValues``.
@@ -68,7 +42,7 @@ extension ModelNode {
   /// ```swift
   /// node.local.isEditing = true
   /// ```
-  public var local: ModelLocalValues<M> { ModelLocalValues(node: self) }
+  public var local: ModelLocalValues<M> { ModelLocalValues(node: self, keys: LocalKeys()) }
 
   /// Removes the model's value of a local key: reads return the default again.
   ///
@@ -76,10 +50,6 @@ extension ModelNode {
   /// node.removeLocal(\.isEditing)
   /// ```
   public func removeLocal<Value: Sendable>(_ key: KeyPath<LocalKeys, LocalStorage<Value>>) {
-    context.removeValue(of: key)
+    context.removeValue(of: key, in: LocalKeys())
   }
-}
-
-extension LocalStorage: KeyDescriptor {
-  func storageKey(_ keyPath: AnyHashable) -> StorageKey { .local(keyPath, name: name) }
 }

@@ -70,13 +70,13 @@ public struct ModelPreferences<M: Model>: Sendable {
   /// ```
   public subscript<Value: Sendable>(dynamicMember key: KeyPath<PreferenceKeys, PreferenceStorage<Value>>) -> Value {
     get {
-      let (storage, storageKey) = node.context.resolve(key)  // user code: before the lock is taken
+      let (storage, storageKey) = node.context.resolve(key, in: PreferenceKeys())  // user code: before the lock is taken
       let contributions = node.context.collectPreferences(storageKey)
       var value = storage.defaultValue
       for case let contribution as Value in contributions { storage.reduce(&value, contribution) }
       return value
     }
-    nonmutating set { node.context.setValue(newValue, of: key) }
+    nonmutating set { node.context.setValue(newValue, of: key, in: PreferenceKeys()) }
   }
 }
 
@@ -94,7 +94,7 @@ extension ModelNode {
   /// node.removePreference(\.totalCount)
   /// ```
   public func removePreference<Value: Sendable>(_ key: KeyPath<PreferenceKeys, PreferenceStorage<Value>>) {
-    context.removeValue(of: key)
+    context.removeValue(of: key, in: PreferenceKeys())
   }
 }
 
