@@ -89,14 +89,17 @@ extension DaemonsUnderLoad {
         let launched = ContinuousClock.now
         let (value, status) = try await withDaemon(arguments: arguments, directory: directory) { daemon, execution -> (Cycle, [Int], UInt64) in
           report.startTimes.append(ContinuousClock.now - launched)
-          let client = try await daemon.connect()
           // On PostgreSQL a daemon started while the killed one's session lingers is a
           // standby first, and the killed one's last commits (sent before the kill, without
           // their replies) may land after it read the state: read it once this one leads, so
-          // that those commits count in the cycle they belong to, not also in this one.
+          // that those commits count in the cycle they belong to, not also in this one. A
+          // standby that takes the lead closes its connections (its clients reconnect), so
+          // each look is a connection of its own.
           try await eventually("cycle \(cycle): the daemon to lead its store") {
-            (try await client.call("daemon.status"))["journal"]?["lead"]?["standby"] != true
+            guard let status = try? await daemon.connect().call("daemon.status") else { return false }
+            return status["journal"]?["lead"]?["standby"] != true
           }
+          let client = try await daemon.connect()
           if counts == nil {
             for _ in 0..<Self.counters { try await client.call("intent.call", ["intent": "addButtonTapped"]) }
             // The counters must outlive the first kill, whatever the policy.
