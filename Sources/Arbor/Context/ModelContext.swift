@@ -155,42 +155,32 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
   // held throughout: the mutation is atomic, like a transaction. Before anchoring, a copy
   // is mutated with no lock held (see `DetachedWrites.swift`).
 
-  /// The start every `_$beginModify` shares: the write scope, the check of the write, the
-  /// value moved out of the state (before anchoring, a detached copy); `attached` makes the
-  /// access of an anchored tree from the value, the scope and whether the write may happen.
-  @inlinable @inline(__always)
-  func beginModify<V>(
-    _ property: Int, _ take: (inout M._$State) -> V?, keepOriginalWhenDetached: Bool,
-    _ attached: (_ value: V, _ scope: _WriteScope, _ writable: Bool) -> _ModelModify<V>
-  ) -> _ModelModify<V> {
+  @inlinable
+  public func _$beginModify<V>(_ property: Int, _ take: (inout M._$State) -> V?) -> _ModelModify<V> {
     var scope = _beginWrite()
     let writable = _canWrite(property, &scope)
-    guard scope.tree != nil else {
-      return beginDetachedModify(property, take, scope, writable: writable, keepOriginal: keepOriginalWhenDetached)
-    }
+    guard scope.tree != nil else { return beginDetachedModify(property, take, scope, writable: writable, keepOriginal: false) }
     guard let value = take(&_state) else {
       _endWrite(scope)
       _missingValue(property)
     }
-    return attached(value, scope, writable)
-  }
-
-  @inlinable
-  public func _$beginModify<V>(_ property: Int, _ take: (inout M._$State) -> V?) -> _ModelModify<V> {
-    beginModify(property, take, keepOriginalWhenDetached: false) { value, scope, writable in
-      _ModelModify(value: value, original: writable ? nil : value, scope: scope, writable: writable)
-    }
+    return _ModelModify(value: value, original: writable ? nil : value, scope: scope, writable: writable)
   }
 
   @inlinable
   public func _$beginModify<V: Equatable>(_ property: Int, _ take: (inout M._$State) -> V?) -> _ModelModify<V> {
-    // Detached, the copy is shared with the state anyway, so keeping the original costs nothing.
-    beginModify(property, take, keepOriginalWhenDetached: true) { value, scope, writable in
-      // Keep the old value to skip no-op writes, but only when copying it is free: holding a
-      // second reference to an array would make the in-place mutation copy it.
-      let keep = !writable || _isPOD(V.self)
-      return _ModelModify(value: value, original: keep ? value : nil, scope: scope, writable: writable)
+    var scope = _beginWrite()
+    let writable = _canWrite(property, &scope)
+    // The copy is shared with the state anyway, so keeping the original costs nothing.
+    guard scope.tree != nil else { return beginDetachedModify(property, take, scope, writable: writable, keepOriginal: true) }
+    guard let value = take(&_state) else {
+      _endWrite(scope)
+      _missingValue(property)
     }
+    // Keep the old value to skip no-op writes, but only when copying it is free: holding a
+    // second reference to an array would make the in-place mutation copy it.
+    let keep = !writable || _isPOD(V.self)
+    return _ModelModify(value: value, original: keep ? value : nil, scope: scope, writable: writable)
   }
 
   /// A container of models: its value before the mutation is kept, shallowly encoded,
@@ -207,10 +197,15 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
 
   @inlinable
   func beginContainerModify<V: Sendable & ModelContainer>(_ property: Int, _ take: (inout M._$State) -> V?) -> _ModelModify<V> {
-    beginModify(property, take, keepOriginalWhenDetached: false) { value, scope, writable in
-      let before = writable ? _shallowBefore(value) : .none
-      return _ModelModify(value: value, original: writable ? nil : value, scope: scope, writable: writable, before: before)
+    var scope = _beginWrite()
+    let writable = _canWrite(property, &scope)
+    guard scope.tree != nil else { return beginDetachedModify(property, take, scope, writable: writable, keepOriginal: false) }
+    guard let value = take(&_state) else {
+      _endWrite(scope)
+      _missingValue(property)
     }
+    let before = writable ? _shallowBefore(value) : .none
+    return _ModelModify(value: value, original: writable ? nil : value, scope: scope, writable: writable, before: before)
   }
 
   @inlinable

@@ -26,20 +26,20 @@ extension Optional: ModelContainer where Wrapped: ModelContainer {
 
 extension Array: ModelContainer where Element: ModelContainer {
   public func _$visit(_ visitor: inout ModelVisitor) {
-    visitElements(&visitor)
+    if let token = visitor.wantedToken {
+      // A lookup by path: only the element it names.
+      guard let index = Int(token), indices.contains(index) else { return }
+      visitor.withComponent(.index(index)) { self[index]._$visit(&$0) }
+      return
+    }
+    for index in indices {
+      visitor.withComponent(.index(index)) { self[index]._$visit(&$0) }
+    }
   }
 }
 
 extension ContiguousArray: ModelContainer where Element: ModelContainer {
   public func _$visit(_ visitor: inout ModelVisitor) {
-    visitElements(&visitor)
-  }
-}
-
-extension RandomAccessCollection where Element: ModelContainer, Index == Int {
-  /// Reports the elements' models, each under its index: for a lookup by path, only the
-  /// element the path names.
-  func visitElements(_ visitor: inout ModelVisitor) {
     if let token = visitor.wantedToken {
       // A lookup by path: only the element it names.
       guard let index = Int(token), indices.contains(index) else { return }
@@ -71,7 +71,15 @@ extension Dictionary: ModelContainer where Value: ModelContainer {
 
 extension IdentifiedArray: ModelContainer where Element: ModelContainer {
   public func _$visit(_ visitor: inout ModelVisitor) {
-    visitElements(&visitor)
+    if let token = visitor.wantedToken {
+      // A lookup by path: only the element it names.
+      guard let index = Int(token), indices.contains(index) else { return }
+      visitor.withComponent(.index(index)) { self[index]._$visit(&$0) }
+      return
+    }
+    for index in indices {
+      visitor.withComponent(.index(index)) { self[index]._$visit(&$0) }
+    }
   }
 }
 
@@ -91,21 +99,27 @@ public protocol _ModelArray {
   func _$commonSuffix(with contexts: ContiguousArray<AnyModelContext>, limit: Int) -> Int
 }
 
-extension Array: _ModelArray where Element: Model {}
-
-extension ContiguousArray: _ModelArray where Element: Model {}
-
-/// The model arrays' one implementation, over contiguous storage (which `Array` and
-/// `ContiguousArray` always have).
-extension _ModelArray where Self: RandomAccessCollection, Element: Model, Index == Int {
+extension Array: _ModelArray where Element: Model {
   public var _$count: Int { count }
   public func _$context(at index: Int) -> AnyModelContext { self[index]._$modelContext }
   public func _$model(at index: Int) -> any Model { self[index] }
   public func _$commonPrefix(with contexts: ContiguousArray<AnyModelContext>) -> Int {
-    withContiguousStorageIfAvailable { Element._$commonPrefix($0, contexts) }!
+    withUnsafeBufferPointer { Element._$commonPrefix($0, contexts) }
   }
   public func _$commonSuffix(with contexts: ContiguousArray<AnyModelContext>, limit: Int) -> Int {
-    withContiguousStorageIfAvailable { Element._$commonSuffix($0, contexts, limit: limit) }!
+    withUnsafeBufferPointer { Element._$commonSuffix($0, contexts, limit: limit) }
+  }
+}
+
+extension ContiguousArray: _ModelArray where Element: Model {
+  public var _$count: Int { count }
+  public func _$context(at index: Int) -> AnyModelContext { self[index]._$modelContext }
+  public func _$model(at index: Int) -> any Model { self[index] }
+  public func _$commonPrefix(with contexts: ContiguousArray<AnyModelContext>) -> Int {
+    withUnsafeBufferPointer { Element._$commonPrefix($0, contexts) }
+  }
+  public func _$commonSuffix(with contexts: ContiguousArray<AnyModelContext>, limit: Int) -> Int {
+    withUnsafeBufferPointer { Element._$commonSuffix($0, contexts, limit: limit) }
   }
 }
 

@@ -82,8 +82,14 @@ extension ContextValueAccess where Self: AnyModelContext {
   /// #expect(child.node.context.colorScheme == .dark)
   /// ```
   public subscript<Value: Sendable>(dynamicMember key: KeyPath<ContextKeys, ContextStorage<Value>>) -> Value {
-    get { value(of: key, in: ContextKeys()) }
-    set { setValue(newValue, of: key, in: ContextKeys()) }
+    get {
+      let storage = ContextKeys()[keyPath: key]  // user code: before the lock is taken
+      return (readStorage(storage.storageKey(key)) as? Value) ?? storage.defaultValue
+    }
+    set {
+      let storage = ContextKeys()[keyPath: key]
+      writeStorage(storage.storageKey(key), newValue)
+    }
   }
 }
 
@@ -95,13 +101,16 @@ extension ModelNode {
   /// node.removeContext(\.colorScheme)
   /// ```
   public func removeContext<Value: Sendable>(_ key: KeyPath<ContextKeys, ContextStorage<Value>>) {
-    context.removeValue(of: key, in: ContextKeys())
+    context.writeStorage(ContextKeys()[keyPath: key].storageKey(key), nil)
   }
 }
 
-extension ContextStorage: KeyDescriptor {
-  /// Where the runtime keeps the values of the key: with the model, or flowing down.
-  func storageKey(_ keyPath: AnyHashable) -> StorageKey {
-    StorageKey(keyPath, name: name, propagation: propagation)
+extension ContextStorage {
+  /// Where the runtime keeps the values of `key`: with the model, or flowing down.
+  func storageKey(_ key: KeyPath<ContextKeys, ContextStorage<Value>>) -> StorageKey {
+    switch propagation {
+    case .local: .local(AnyHashable(key), name: name)
+    case .environment: .environment(AnyHashable(key), name: name)
+    }
   }
 }

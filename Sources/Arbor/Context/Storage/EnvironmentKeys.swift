@@ -13,11 +13,8 @@
 ///
 /// This is SwiftModel 1.0's spelling of a ``ContextKeys`` key with
 /// ``ContextPropagation/environment`` propagation.
-public struct EnvironmentKeys: ModelValueKeys {
+public struct EnvironmentKeys: Sendable {
   package init() {}
-
-  /// Environment values flow to the descendants.
-  public static var propagation: ContextPropagation { .environment }
 }
 
 /// The descriptor of one environment key: the value read when neither the model nor any
@@ -28,7 +25,22 @@ public struct EnvironmentKeys: ModelValueKeys {
 ///   var isLoggedIn: EnvironmentStorage<Bool> { .init(defaultValue: false) }
 /// }
 /// ```
-public typealias EnvironmentStorage<Value: Sendable> = ModelValueStorage<EnvironmentKeys, Value>
+public struct EnvironmentStorage<Value: Sendable>: Sendable {
+  /// The value read when no model on the way to the root has set one.
+  public let defaultValue: Value
+  /// The key's name in messages: the name of the property that declares it.
+  public let name: String
+
+  /// A key whose value is `defaultValue` until a model or one of its ancestors sets it.
+  ///
+  /// ```swift
+  /// var isLoggedIn: EnvironmentStorage<Bool> { .init(defaultValue: false) }
+  /// ```
+  public init(defaultValue: Value, name: String = #function) {
+    self.defaultValue = defaultValue
+    self.name = name
+  }
+}
 
 /// A model's environment keys as properties (`node.environment`): a read walks up to the
 /// nearest model that set the key; a write sets it for the model and its descendants.
@@ -36,7 +48,28 @@ public typealias EnvironmentStorage<Value: Sendable> = ModelValueStorage<Environ
 /// ```swift
 /// node.environment.isLoggedIn = true
 /// ```
-public typealias ModelEnvironment<M: Model> = ModelValues<M, EnvironmentKeys>
+@dynamicMemberLookup
+public struct ModelEnvironment<M: Model>: Sendable {
+  let node: ModelNode<M>
+
+  /// The value set by the model or its nearest ancestor that set one (first parent of a
+  /// shared model), or the key's default value. Setting it sets it for the model's
+  /// subtree, overriding an ancestor's value there. Reads are observable.
+  ///
+  /// ```swift
+  /// let loggedIn = node.environment.isLoggedIn
+  /// ```
+  public subscript<Value: Sendable>(dynamicMember key: KeyPath<EnvironmentKeys, EnvironmentStorage<Value>>) -> Value {
+    get {
+      let storage = EnvironmentKeys()[keyPath: key]  // user code: before the lock is taken
+      return (node.context.readStorage(.environment(AnyHashable(key), name: storage.name)) as? Value) ?? storage.defaultValue
+    }
+    nonmutating set {
+      let storage = EnvironmentKeys()[keyPath: key]
+      node.context.writeStorage(.environment(AnyHashable(key), name: storage.name), newValue)
+    }
+  }
+}
 
 extension ModelNode {
   /// The model's environment keys: see ``ModelEnvironment``.
@@ -44,7 +77,7 @@ extension ModelNode {
   /// ```swift
   /// node.environment.theme = .dark
   /// ```
-  public var environment: ModelEnvironment<M> { ModelEnvironment(node: self, keys: EnvironmentKeys()) }
+  public var environment: ModelEnvironment<M> { ModelEnvironment(node: self) }
 
   /// Removes the model's own value of an environment key: reads go back to the nearest
   /// ancestor's value or the default.
@@ -53,6 +86,6 @@ extension ModelNode {
   /// node.removeEnvironment(\.isLoggedIn)
   /// ```
   public func removeEnvironment<Value: Sendable>(_ key: KeyPath<EnvironmentKeys, EnvironmentStorage<Value>>) {
-    context.removeValue(of: key, in: EnvironmentKeys())
+    context.writeStorage(.environment(AnyHashable(key), name: EnvironmentKeys()[keyPath: key].name), nil)
   }
 }

@@ -13,11 +13,8 @@
 ///
 /// This is SwiftModel 1.0's spelling of a ``ContextKeys`` key with
 /// ``ContextPropagation/local`` propagation.
-public struct LocalKeys: ModelValueKeys {
+public struct LocalKeys: Sendable {
   package init() {}
-
-  /// Local values stay with their model.
-  public static var propagation: ContextPropagation { .local }
 }
 
 /// The descriptor of one local key: the value read until the model sets one.
@@ -27,14 +24,49 @@ public struct LocalKeys: ModelValueKeys {
 ///   var draft: LocalStorage<String> { .init(defaultValue: "") }
 /// }
 /// ```
-public typealias LocalStorage<Value: Sendable> = ModelValueStorage<LocalKeys, Value>
+public struct LocalStorage<Value: Sendable>: Sendable {
+  /// The value read while the model has not set one.
+  public let defaultValue: Value
+  /// The key's name in messages: the name of the property that declares it.
+  public let name: String
+
+  /// A key whose value is `defaultValue` until the model sets it.
+  ///
+  /// ```swift
+  /// var isEditing: LocalStorage<Bool> { .init(defaultValue: false) }
+  /// ```
+  public init(defaultValue: Value, name: String = #function) {
+    self.defaultValue = defaultValue
+    self.name = name
+  }
+}
 
 /// A model's local keys as properties (`node.local`): values only the model itself sees.
 ///
 /// ```swift
 /// node.local.isEditing = true
 /// ```
-public typealias ModelLocalValues<M: Model> = ModelValues<M, LocalKeys>
+@dynamicMemberLookup
+public struct ModelLocalValues<M: Model>: Sendable {
+  let node: ModelNode<M>
+
+  /// The model's value of the key, or the key's default value. Reads are observable (in
+  /// `Observed`, `memoize`, `expect`).
+  ///
+  /// ```swift
+  /// let editing = node.local.isEditing
+  /// ```
+  public subscript<Value: Sendable>(dynamicMember key: KeyPath<LocalKeys, LocalStorage<Value>>) -> Value {
+    get {
+      let storage = LocalKeys()[keyPath: key]  // user code: before the lock is taken
+      return (node.context.readStorage(.local(AnyHashable(key), name: storage.name)) as? Value) ?? storage.defaultValue
+    }
+    nonmutating set {
+      let storage = LocalKeys()[keyPath: key]
+      node.context.writeStorage(.local(AnyHashable(key), name: storage.name), newValue)
+    }
+  }
+}
 
 extension ModelNode {
   /// The model's local keys: see ``ModelLocalValues``.
@@ -42,7 +74,7 @@ extension ModelNode {
   /// ```swift
   /// node.local.isEditing = true
   /// ```
-  public var local: ModelLocalValues<M> { ModelLocalValues(node: self, keys: LocalKeys()) }
+  public var local: ModelLocalValues<M> { ModelLocalValues(node: self) }
 
   /// Removes the model's value of a local key: reads return the default again.
   ///
@@ -50,6 +82,6 @@ extension ModelNode {
   /// node.removeLocal(\.isEditing)
   /// ```
   public func removeLocal<Value: Sendable>(_ key: KeyPath<LocalKeys, LocalStorage<Value>>) {
-    context.removeValue(of: key, in: LocalKeys())
+    context.writeStorage(.local(AnyHashable(key), name: LocalKeys()[keyPath: key].name), nil)
   }
 }

@@ -70,13 +70,16 @@ public struct ModelPreferences<M: Model>: Sendable {
   /// ```
   public subscript<Value: Sendable>(dynamicMember key: KeyPath<PreferenceKeys, PreferenceStorage<Value>>) -> Value {
     get {
-      let (storage, storageKey) = node.context.resolve(key, in: PreferenceKeys())  // user code: before the lock is taken
-      let contributions = node.context.collectPreferences(storageKey)
+      let storage = PreferenceKeys()[keyPath: key]  // user code: before the lock is taken
+      let contributions = node.context.collectPreferences(.preference(AnyHashable(key), name: storage.name))
       var value = storage.defaultValue
       for case let contribution as Value in contributions { storage.reduce(&value, contribution) }
       return value
     }
-    nonmutating set { node.context.setValue(newValue, of: key, in: PreferenceKeys()) }
+    nonmutating set {
+      let storage = PreferenceKeys()[keyPath: key]
+      node.context.writeStorage(.preference(AnyHashable(key), name: storage.name), newValue)
+    }
   }
 }
 
@@ -94,10 +97,6 @@ extension ModelNode {
   /// node.removePreference(\.totalCount)
   /// ```
   public func removePreference<Value: Sendable>(_ key: KeyPath<PreferenceKeys, PreferenceStorage<Value>>) {
-    context.removeValue(of: key, in: PreferenceKeys())
+    context.writeStorage(.preference(AnyHashable(key), name: PreferenceKeys()[keyPath: key].name), nil)
   }
-}
-
-extension PreferenceStorage: KeyDescriptor {
-  func storageKey(_ keyPath: AnyHashable) -> StorageKey { .preference(keyPath, name: name) }
 }
