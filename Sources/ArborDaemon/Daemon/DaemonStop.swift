@@ -19,9 +19,6 @@ public final class DaemonStop: Sendable {
 
   public init() {}
 
-  /// Whether ``trigger()`` was called.
-  var isTriggered: Bool { state.withLock { $0.triggered } }
-
   /// The daemon's leadership, told of the stop (at once when it was triggered before).
   func attach(_ leadership: Leadership) async {
     let stopNow = state.withLock { state -> Bool in
