@@ -59,25 +59,28 @@ final class SSHProcess: Sendable {
   /// Starts `arguments` (the program found on `$PATH`) with three pipes; the failure to
   /// start names `address`.
   static func spawn(_ arguments: [String], address: String) throws(ArborClientError) -> SSHProcess {
-    var input: [Int32] = [-1, -1]
-    var output: [Int32] = [-1, -1]
-    var error: [Int32] = [-1, -1]
-    for index in 0..<3 {
-      let made = index == 0 ? pipe(&input) : index == 1 ? pipe(&output) : pipe(&error)
-      guard made == 0 else {
-        let reason = String(cString: strerror(errno))
-        (input + output + error).filter { $0 >= 0 }.forEach { _ = Glibc.close($0) }
-        throw .cannotConnect(path: address, reason: "cannot make a pipe: \(reason)")
-      }
+    var made: [(read: Int32, write: Int32)] = []
+    do {
+      for _ in 0..<3 { made.append(try ChildDescriptors.pipe()) }
+    } catch {
+      for pipe in made { _ = Glibc.close(pipe.read); _ = Glibc.close(pipe.write) }
+      throw .cannotConnect(path: address, reason: error.description)
     }
-    // None of them goes to another child: ssh gets its ends as 0, 1 and 2 only.
-    for end in input + output + error { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    let (input, output, error) = (made[0], made[1], made[2])
+    // ssh gets its ends as 0, 1 and 2, and nothing else of this process (the pipes are
+    // close-on-exec, and so is anything else from 3 up for this child).
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-    posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-    posix_spawn_file_actions_adddup2(&actions, error[1], 2)
+    posix_spawn_file_actions_adddup2(&actions, input.read, 0)
+    posix_spawn_file_actions_adddup2(&actions, output.write, 1)
+    posix_spawn_file_actions_adddup2(&actions, error.write, 2)
+    do {
+      try ChildDescriptors.closeAllFrom(3, in: &actions)
+    } catch let failure {
+      for pipe in made { _ = Glibc.close(pipe.read); _ = Glibc.close(pipe.write) }
+      throw .cannotConnect(path: address, reason: failure.description)
+    }
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
@@ -94,13 +97,13 @@ final class SSHProcess: Sendable {
     defer { argv.forEach { free($0) } }
     var pid: pid_t = 0
     let spawned = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)
-    for end in [input[0], output[1], error[1]] { _ = Glibc.close(end) }
+    for end in [input.read, output.write, error.write] { _ = Glibc.close(end) }
     guard spawned == 0 else {
-      for end in [input[1], output[0], error[0]] { _ = Glibc.close(end) }
+      for end in [input.write, output.read, error.read] { _ = Glibc.close(end) }
       throw .cannotConnect(path: address, reason: "cannot run \(arguments[0]): \(String(cString: strerror(spawned)))")
     }
-    let process = SSHProcess(pid: pid, toChild: input[1], fromChild: output[0])
-    let errorEnd = error[0]
+    let process = SSHProcess(pid: pid, toChild: input.write, fromChild: output.read)
+    let errorEnd = error.read
     let thread = Thread { process.readErrorsAndReap(errorEnd) }
     thread.name = "arbor-ssh-\(pid)"
     thread.start()

@@ -296,8 +296,12 @@ struct FailingDiskTests {
   }
 }
 
-/// A Python process that holds an SQLite database's write lock (`BEGIN IMMEDIATE`) until
-/// its standard input closes.
+/// A Python process that holds an SQLite database's write lock (`BEGIN IMMEDIATE`) until it
+/// reads a line (or the end) on its standard input.
+///
+/// It is told with a line rather than only by closing the pipe: a process another test starts
+/// meanwhile may inherit the pipe's writing end, and then the end would not come until that
+/// process exits (a daemon of `TakeoverTests` did, in a CI run: 20 s and no end).
 final class LockHolder: @unchecked Sendable {
   // Unchecked: one test uses it, start then stop, in order.
   private var process: Process?
@@ -310,7 +314,7 @@ final class LockHolder: @unchecked Sendable {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
     process.arguments = [
       "-c",
-      "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE'); print('locked', flush=True); sys.stdin.read()",
+      "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE'); print('locked', flush=True); sys.stdin.readline(); c.execute('ROLLBACK')",
       database,
     ]
     process.standardInput = input
@@ -330,6 +334,7 @@ final class LockHolder: @unchecked Sendable {
   }
 
   func stop() async throws {
+    try? input?.fileHandleForWriting.write(contentsOf: Data("release\n".utf8))
     try? input?.fileHandleForWriting.close()
     guard let process else { return }
     try await withDeadline("python3 to let go of the write lock") {

@@ -11,15 +11,16 @@ import Synchronization
 /// A counterfactd started with posix_spawn, so that it can be killed and started again on
 /// the same directory any number of times.
 ///
-/// `launcher` runs it through another program that execs it in place (`ip netns exec NS`,
+/// `store` is a PostgreSQL address; without one the daemon keeps its state in the directory's
+/// SQLite file. `launcher` runs it through another program that execs it in place (`ip netns exec NS`,
 /// for a daemon in a network namespace of its own).
 final class SpawnedDaemon: Sendable {
   let directory: String
-  let store: String
+  let store: String?
   let launcher: [String]
   private let pid = Mutex<pid_t>(0)
 
-  init(store: String, launcher: [String] = []) throws {
+  init(store: String? = nil, launcher: [String] = []) throws {
     self.directory = try DaemonHarness.temporaryDirectory()
     self.store = store
     self.launcher = launcher
@@ -31,13 +32,17 @@ final class SpawnedDaemon: Sendable {
   func start() async throws {
     ProcessSlots.expectHeld("counterfactd")
     let arguments = launcher + [
-      DaemonHarness.binary(), "--socket", socket, "--state-dir", directory + "/state", "--store", store, "--fsync", "always",
-    ]
+      DaemonHarness.binary(), "--socket", socket, "--state-dir", directory + "/state", "--fsync", "always",
+    ] + (store.map { ["--store", $0] } ?? [])
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 2, directory + "/daemon.log", O_WRONLY | O_CREAT | O_APPEND, 0o644)
+    // Nothing else of the test process goes with it: a pipe another test made in the
+    // meantime (without close-on-exec) would otherwise stay open for as long as this daemon
+    // lives, and the process reading its other end would never see the end of it.
+    do { try ChildDescriptors.closeAllFrom(3, in: &actions) } catch { throw HarnessError(error.description) }
     var child: pid_t = 0
     let argv = arguments.map { strdup($0) } + [nil]
     defer { for pointer in argv { free(pointer) } }
@@ -57,6 +62,9 @@ final class SpawnedDaemon: Sendable {
   var log: String {
     (try? String(contentsOfFile: directory + "/daemon.log", encoding: .utf8)) ?? "(no log)"
   }
+
+  /// The daemon's process id (0 before the first start).
+  var processID: pid_t { pid.withLock { $0 } }
 
   func kill() {
     let child = pid.withLock { $0 }
