@@ -25,23 +25,18 @@ extension Optional: ModelContainer where Wrapped: ModelContainer {
 }
 
 extension Array: ModelContainer where Element: ModelContainer {
-  public func _$visit(_ visitor: inout ModelVisitor) {
-    if let token = visitor.wantedToken {
-      // A lookup by path: only the element it names.
-      guard let index = Int(token), indices.contains(index) else { return }
-      visitor.withComponent(.index(index)) { self[index]._$visit(&$0) }
-      return
-    }
-    for index in indices {
-      visitor.withComponent(.index(index)) { self[index]._$visit(&$0) }
-    }
-  }
+  public func _$visit(_ visitor: inout ModelVisitor) { visitElements(&visitor) }
 }
 
 extension ContiguousArray: ModelContainer where Element: ModelContainer {
-  public func _$visit(_ visitor: inout ModelVisitor) {
+  public func _$visit(_ visitor: inout ModelVisitor) { visitElements(&visitor) }
+}
+
+extension RandomAccessCollection where Element: ModelContainer, Index == Int {
+  /// The visit of an array-like container: each element under its index, or only the one
+  /// a lookup by path names.
+  func visitElements(_ visitor: inout ModelVisitor) {
     if let token = visitor.wantedToken {
-      // A lookup by path: only the element it names.
       guard let index = Int(token), indices.contains(index) else { return }
       visitor.withComponent(.index(index)) { self[index]._$visit(&$0) }
       return
@@ -70,17 +65,7 @@ extension Dictionary: ModelContainer where Value: ModelContainer {
 }
 
 extension IdentifiedArray: ModelContainer where Element: ModelContainer {
-  public func _$visit(_ visitor: inout ModelVisitor) {
-    if let token = visitor.wantedToken {
-      // A lookup by path: only the element it names.
-      guard let index = Int(token), indices.contains(index) else { return }
-      visitor.withComponent(.index(index)) { self[index]._$visit(&$0) }
-      return
-    }
-    for index in indices {
-      visitor.withComponent(.index(index)) { self[index]._$visit(&$0) }
-    }
-  }
+  public func _$visit(_ visitor: inout ModelVisitor) { visitElements(&visitor) }
 }
 
 /// An array-like container whose elements are models, at positions `0..<count`.

@@ -82,14 +82,8 @@ extension ContextValueAccess where Self: AnyModelContext {
   /// #expect(child.node.context.colorScheme == .dark)
   /// ```
   public subscript<Value: Sendable>(dynamicMember key: KeyPath<ContextKeys, ContextStorage<Value>>) -> Value {
-    get {
-      let storage = ContextKeys()[keyPath: key]  // user code: before the lock is taken
-      return (readStorage(storage.storageKey(key)) as? Value) ?? storage.defaultValue
-    }
-    set {
-      let storage = ContextKeys()[keyPath: key]
-      writeStorage(storage.storageKey(key), newValue)
-    }
+    get { read(key) }
+    set { write(key, newValue) }
   }
 }
 
@@ -101,16 +95,19 @@ extension ModelNode {
   /// node.removeContext(\.colorScheme)
   /// ```
   public func removeContext<Value: Sendable>(_ key: KeyPath<ContextKeys, ContextStorage<Value>>) {
-    context.writeStorage(ContextKeys()[keyPath: key].storageKey(key), nil)
+    context.write(key, nil)
   }
 }
 
-extension ContextStorage {
-  /// Where the runtime keeps the values of `key`: with the model, or flowing down.
-  func storageKey(_ key: KeyPath<ContextKeys, ContextStorage<Value>>) -> StorageKey {
+extension ContextKeys: KeyNamespace {}
+
+extension ContextStorage: KeyDescriptor {
+  typealias Namespace = ContextKeys
+  /// With the model, or flowing down, as ``propagation`` says.
+  func storageKey(_ path: AnyHashable) -> StorageKey {
     switch propagation {
-    case .local: .local(AnyHashable(key), name: name)
-    case .environment: .environment(AnyHashable(key), name: name)
+    case .local: .local(path, name: name)
+    case .environment: .environment(path, name: name)
     }
   }
 }

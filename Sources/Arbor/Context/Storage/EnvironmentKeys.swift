@@ -60,14 +60,8 @@ public struct ModelEnvironment<M: Model>: Sendable {
   /// let loggedIn = node.environment.isLoggedIn
   /// ```
   public subscript<Value: Sendable>(dynamicMember key: KeyPath<EnvironmentKeys, EnvironmentStorage<Value>>) -> Value {
-    get {
-      let storage = EnvironmentKeys()[keyPath: key]  // user code: before the lock is taken
-      return (node.context.readStorage(.environment(AnyHashable(key), name: storage.name)) as? Value) ?? storage.defaultValue
-    }
-    nonmutating set {
-      let storage = EnvironmentKeys()[keyPath: key]
-      node.context.writeStorage(.environment(AnyHashable(key), name: storage.name), newValue)
-    }
+    get { node.context.read(key) }
+    nonmutating set { node.context.write(key, newValue) }
   }
 }
 
@@ -86,6 +80,13 @@ extension ModelNode {
   /// node.removeEnvironment(\.isLoggedIn)
   /// ```
   public func removeEnvironment<Value: Sendable>(_ key: KeyPath<EnvironmentKeys, EnvironmentStorage<Value>>) {
-    context.writeStorage(.environment(AnyHashable(key), name: EnvironmentKeys()[keyPath: key].name), nil)
+    context.write(key, nil)
   }
+}
+
+extension EnvironmentKeys: KeyNamespace {}
+
+extension EnvironmentStorage: KeyDescriptor {
+  typealias Namespace = EnvironmentKeys
+  func storageKey(_ path: AnyHashable) -> StorageKey { .environment(path, name: name) }
 }

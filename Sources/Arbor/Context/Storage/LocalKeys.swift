@@ -57,14 +57,8 @@ public struct ModelLocalValues<M: Model>: Sendable {
   /// let editing = node.local.isEditing
   /// ```
   public subscript<Value: Sendable>(dynamicMember key: KeyPath<LocalKeys, LocalStorage<Value>>) -> Value {
-    get {
-      let storage = LocalKeys()[keyPath: key]  // user code: before the lock is taken
-      return (node.context.readStorage(.local(AnyHashable(key), name: storage.name)) as? Value) ?? storage.defaultValue
-    }
-    nonmutating set {
-      let storage = LocalKeys()[keyPath: key]
-      node.context.writeStorage(.local(AnyHashable(key), name: storage.name), newValue)
-    }
+    get { node.context.read(key) }
+    nonmutating set { node.context.write(key, newValue) }
   }
 }
 
@@ -82,6 +76,13 @@ extension ModelNode {
   /// node.removeLocal(\.isEditing)
   /// ```
   public func removeLocal<Value: Sendable>(_ key: KeyPath<LocalKeys, LocalStorage<Value>>) {
-    context.writeStorage(.local(AnyHashable(key), name: LocalKeys()[keyPath: key].name), nil)
+    context.write(key, nil)
   }
+}
+
+extension LocalKeys: KeyNamespace {}
+
+extension LocalStorage: KeyDescriptor {
+  typealias Namespace = LocalKeys
+  func storageKey(_ path: AnyHashable) -> StorageKey { .local(path, name: name) }
 }

@@ -70,16 +70,13 @@ public struct ModelPreferences<M: Model>: Sendable {
   /// ```
   public subscript<Value: Sendable>(dynamicMember key: KeyPath<PreferenceKeys, PreferenceStorage<Value>>) -> Value {
     get {
-      let storage = PreferenceKeys()[keyPath: key]  // user code: before the lock is taken
-      let contributions = node.context.collectPreferences(.preference(AnyHashable(key), name: storage.name))
+      let (storage, storageKey) = node.context.descriptor(key)
+      let contributions = node.context.collectPreferences(storageKey)
       var value = storage.defaultValue
       for case let contribution as Value in contributions { storage.reduce(&value, contribution) }
       return value
     }
-    nonmutating set {
-      let storage = PreferenceKeys()[keyPath: key]
-      node.context.writeStorage(.preference(AnyHashable(key), name: storage.name), newValue)
-    }
+    nonmutating set { node.context.write(key, newValue) }
   }
 }
 
@@ -97,6 +94,13 @@ extension ModelNode {
   /// node.removePreference(\.totalCount)
   /// ```
   public func removePreference<Value: Sendable>(_ key: KeyPath<PreferenceKeys, PreferenceStorage<Value>>) {
-    context.writeStorage(.preference(AnyHashable(key), name: PreferenceKeys()[keyPath: key].name), nil)
+    context.write(key, nil)
   }
+}
+
+extension PreferenceKeys: KeyNamespace {}
+
+extension PreferenceStorage: KeyDescriptor {
+  typealias Namespace = PreferenceKeys
+  func storageKey(_ path: AnyHashable) -> StorageKey { .preference(path, name: name) }
 }
