@@ -150,7 +150,7 @@ extension ModelTree {
       return work
     }
     work.run()
-    finishSubscribers()
+    fanOut.finishSubscribers()
   }
 
   /// Deactivates and destructs every model of the tree, parents first, and ends the
@@ -165,6 +165,6 @@ extension ModelTree {
       return work
     }
     work.run()
-    finishSubscribers()
+    fanOut.finishSubscribers()
   }
 }

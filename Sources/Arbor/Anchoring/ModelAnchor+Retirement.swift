@@ -11,7 +11,7 @@ extension ModelAnchor {
   /// ```
   package func retire() -> UInt64 {
     tree.lock.withLock {
-      tree.retired = true
+      tree.fanOut.retired = true
       return tree.revision
     }
   }
@@ -33,8 +33,8 @@ extension ModelAnchor {
   package func committing<T>(as intent: String, target: String = "", _ body: () throws -> T) rethrows -> (result: T, revision: UInt64) {
     let trace = CommitTrace()
     let cause = ChangeCause(intent: intent, target: target, trace: trace)
-    tree.tracingCalls.add(1, ordering: .relaxed)
-    defer { tree.tracingCalls.subtract(1, ordering: .relaxed) }
+    tree.fanOut.tracingCalls.add(1, ordering: .relaxed)
+    defer { tree.fanOut.tracingCalls.subtract(1, ordering: .relaxed) }
     let result = try ChangeCause.$current.withValue(cause) { try body() }
     return (result, trace.close()?.last ?? revision)
   }

@@ -79,7 +79,7 @@ extension AnyModelContext {
   @usableFromInline
   final func _shallowBefore(_ value: (any Sendable)?) -> _ShallowValue {
     guard let value, lifetime == .anchored, let tree = unownedTree,
-      tree._withUnsafeGuaranteedRef({ $0.isRecording })
+      tree._withUnsafeGuaranteedRef({ $0.fanOut.isRecording })
     else { return .none }
     if value is any _ModelArray { return .none }  // reconciled by identity, not by edits
     do {

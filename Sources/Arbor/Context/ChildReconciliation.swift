@@ -21,7 +21,7 @@ extension AnyModelContext {
     tree.structureChanged()
     // A write that leaves the container as it was (the same models, the same values) is no
     // change: an intent that changes nothing commits nothing.
-    let paths = tree.isRecording ? pathsFromRoot() : []
+    let paths = tree.fanOut.isRecording ? pathsFromRoot() : []
     let table = childTable ?? ChildTable()
     childTable = table
     let slot = table.slot(of: property)

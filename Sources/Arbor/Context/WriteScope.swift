@@ -50,7 +50,7 @@ extension AnyModelContext {
     }
     tree._withUnsafeGuaranteedRef { tree in
       tree.depth += 1
-      if tree.stateCaptures > 0 { tree.captureStateBefore(self) }
+      if tree.fanOut.stateCaptures > 0 { tree.fanOut.captureStateBefore(self) }
     }
     return _WriteScope(lock: lock, tree: tree)
   }
@@ -103,7 +103,7 @@ extension AnyModelContext {
     if let tree = scope.treeReference, lifetime == .anchored {
       tree._withUnsafeGuaranteedRef { tree in
         tree.changedInTransaction = true
-        if tree.isRecording {
+        if tree.fanOut.isRecording {
           let paths = pathsFromRoot()
           if !paths.isEmpty {
             tree.record(Change(modelID: id, modelType: typeName, paths: paths, property: propertyName(property), operation: .set(value())))

@@ -46,7 +46,7 @@ extension AnyModelContext {
         if let receiverListeners = receiver.hooks?.eventListeners { listeners.append(contentsOf: receiverListeners) }
       }
       var emitted: (ModelTree, EmittedEvent)?
-      if lifetime == .anchored, let tree, tree.hasEventSubscribers {
+      if lifetime == .anchored, let tree, tree.fanOut.hasEventSubscribers {
         emitted = (
           tree,
           EmittedEvent(
@@ -61,7 +61,7 @@ extension AnyModelContext {
       // and the tree counts the calls under way): its receivers' handling belongs to it.
       var work: IntentWork?
       var trace: CommitTrace?
-      if let tree = self.tree, tree.tracingCalls.load(ordering: .relaxed) > 0 {
+      if let tree = self.tree, tree.fanOut.tracingCalls.load(ordering: .relaxed) > 0 {
         work = IntentWork.current
         trace = ChangeCause.current?.trace
       }
@@ -70,7 +70,7 @@ extension AnyModelContext {
         if !listener.subscription.yield(delivery) { delivery.hold?.release() }
       }
     }
-    if let (tree, event) = emitted { tree.publish(event) }
+    if let (tree, event) = emitted { tree.fanOut.publish(event) }
   }
 }
 

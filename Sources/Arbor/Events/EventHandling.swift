@@ -19,7 +19,7 @@ struct EventHandling: Sendable {
     let traced = delivery.senderTrace != nil
     // Nothing to do, and no lock taken, for a tree whose change sets nobody follows and an
     // event no intent call sent: a model outside a daemon pays one atomic load.
-    let followed = source.tree?.changeSetsFollowed.load(ordering: .relaxed) ?? false
+    let followed = source.tree?.fanOut.changeSetsFollowed.load(ordering: .relaxed) ?? false
     guard followed || traced || delivery.hold != nil else { return nil }
     hold = delivery.hold
     // The sender's path as it is now.

@@ -123,7 +123,7 @@ extension ModelNode {
   /// Subscribes to every event sent in this model's tree, from now on; nil before anchoring.
   /// At most `limit` events wait unread (see ``SubscriptionError``).
   public func emittedEvents(limit: Int = 10_000) -> EmittedEvents? {
-    context.tree?.subscribeEvents(limit: limit)
+    context.tree?.fanOut.subscribeEvents(limit: limit)
   }
 }
 
@@ -134,5 +134,5 @@ extension ModelAnchor {
   /// ```swift
   /// for try await emitted in anchor.events() { print(emitted.type) }
   /// ```
-  public func events(limit: Int = 10_000) -> EmittedEvents { tree.subscribeEvents(limit: limit) }
+  public func events(limit: Int = 10_000) -> EmittedEvents { tree.fanOut.subscribeEvents(limit: limit) }
 }

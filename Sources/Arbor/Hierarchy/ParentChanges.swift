@@ -11,7 +11,7 @@ extension AnyModelContext {
   /// parent is not a parent change. Lock held.
   final func parentsDidChange(in tree: ModelTree) {
     collectParentObservers(into: &tree.pendingObservers)
-    if tree.recordsModifications { tree.pendingModifications.append(.parents(self)) }
+    if tree.fanOut.recordsModifications { tree.fanOut.pendingModifications.append(.parents(self)) }
   }
 
   /// Adds the observers of this model's parents to `list`. Lock held.

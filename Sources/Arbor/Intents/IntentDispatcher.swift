@@ -61,8 +61,8 @@ public struct IntentDispatcher<Root: Model>: Sendable {
     let trace = CommitTrace()
     let cause = ChangeCause(intent: intent, target: target.spelling, trace: trace)
     let tree = anchor.tree
-    tree.tracingCalls.add(1, ordering: .relaxed)
-    defer { tree.tracingCalls.subtract(1, ordering: .relaxed) }
+    tree.fanOut.tracingCalls.add(1, ordering: .relaxed)
+    defer { tree.fanOut.tracingCalls.subtract(1, ordering: .relaxed) }
     guard wait == .settled else {
       let result = try await ChangeCause.$current.withValue(cause) {
         try await Self.call(intent, on: model, parameters: parameters)
@@ -96,8 +96,8 @@ public struct IntentDispatcher<Root: Model>: Sendable {
     let trace = CommitTrace()
     let cause = ChangeCause(intent: intent, target: target.spelling, trace: trace)
     let tree = anchor.tree
-    tree.tracingCalls.add(1, ordering: .relaxed)
-    defer { tree.tracingCalls.subtract(1, ordering: .relaxed) }
+    tree.fanOut.tracingCalls.add(1, ordering: .relaxed)
+    defer { tree.fanOut.tracingCalls.subtract(1, ordering: .relaxed) }
     let result = try ChangeCause.$current.withValue(cause) {
       try Self.callSynchronously(intent, on: model, parameters: parameters)
     }

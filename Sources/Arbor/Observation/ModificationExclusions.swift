@@ -31,7 +31,7 @@ extension ModelNode {
     }
     tree.lock.withLock {
       guard context.lifetime == .anchored else { return }
-      tree.excludedFromModifications[context.id, default: []].formUnion(names)
+      tree.fanOut.excludedFromModifications[context.id, default: []].formUnion(names)
     }
   }
 }
@@ -41,7 +41,7 @@ extension AnyModelContext {
   /// `node.excludeFromModifications`; nil when nothing is left. Takes the lock.
   final func withoutExcludedChanges(_ changeSet: ChangeSet) -> ChangeSet? {
     guard let tree else { return changeSet }
-    let excluded = tree.lock.withLock { tree.excludedFromModifications }
+    let excluded = tree.lock.withLock { tree.fanOut.excludedFromModifications }
     guard !excluded.isEmpty else { return changeSet }
     let kept = changeSet.changes.filter { !(excluded[$0.modelID]?.contains($0.property) ?? false) }
     if kept.count == changeSet.changes.count { return changeSet }

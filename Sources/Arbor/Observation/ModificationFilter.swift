@@ -47,7 +47,7 @@ struct ModificationFilter: Sendable {
         return false
       }
       if kinds.contains(.properties) {
-        let excluded = tree.excludedFromModifications
+        let excluded = tree.fanOut.excludedFromModifications
         for change in batch.changes {
           if let names = excluded[change.modelID], names.contains(change.property) { continue }
           if let context = context(of: change.modelID) {

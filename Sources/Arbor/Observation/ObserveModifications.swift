@@ -71,7 +71,7 @@ extension Model {
     }
     let filter = ModificationFilter(scope: scope, kinds: kinds, predicate: predicate)
     // Weak: the tap lives in the tree, which the context keeps alive.
-    let tap = tree.tapModifications(notingOrigins: true) { [weak context] batch in
+    let tap = tree.fanOut.tapModifications(notingOrigins: true) { [weak context] batch in
       guard let context, !observer.owns(batch.origin), filter.selects(batch, around: context) else { return }
       continuation.yield()
     }

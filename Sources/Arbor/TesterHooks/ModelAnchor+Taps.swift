@@ -4,8 +4,8 @@ extension ModelAnchor {
   /// kept. Testers use it so that an event is known the moment `node.send` returns.
   package func tapEvents(_ body: @escaping @Sendable (EmittedEvent) -> Void) -> EventTap {
     let tree = self.tree
-    let id = tree.addEventTap(body)
-    return EventTap { [weak tree] in tree?.removeEventTap(id) }
+    let id = tree.fanOut.addEventTap(body)
+    return EventTap { [weak fanOut = tree.fanOut] in fanOut?.removeEventTap(id) }
   }
 
   /// The tasks of the tree's models that are running now.

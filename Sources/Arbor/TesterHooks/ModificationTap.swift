@@ -43,7 +43,7 @@ enum ModificationRecord {
   case parents(AnyModelContext)
 }
 
-extension ModelTree {
+extension CommitFanOut {
   /// Adds a synchronous listener of every committed modification; see ``ModificationBatch``.
   /// Takes the lock.
   func tapModifications(notingOrigins: Bool = false, _ body: @escaping @Sendable (ModificationBatch) -> Void) -> ModificationTap {
@@ -100,13 +100,13 @@ extension ModelAnchor {
   /// Calls `body` with what every transaction committed from now on modified, for as long
   /// as the returned tap is kept. Testers use it for the storage categories of exhaustivity.
   package func tapModifications(_ body: @escaping @Sendable (ModificationBatch) -> Void) -> ModificationTap {
-    tree.tapModifications(body)
+    tree.fanOut.tapModifications(body)
   }
 
   /// Makes the modification taps' batches carry the states of the models each transaction
   /// wrote (``ModificationBatch/states``), for as long as the returned value is kept.
   package func captureStates() -> StateCapture {
-    tree.lock.withLock { tree.stateCaptures += 1 }
+    tree.lock.withLock { tree.fanOut.stateCaptures += 1 }
     return StateCapture(tree: tree)
   }
 }
@@ -119,8 +119,8 @@ package final class StateCapture: Sendable {
 
   deinit {
     tree.lock.withLock {
-      tree.stateCaptures -= 1
-      if tree.stateCaptures == 0 { tree.capturedBefore = [:] }
+      tree.fanOut.stateCaptures -= 1
+      if tree.fanOut.stateCaptures == 0 { tree.fanOut.capturedBefore = [:] }
     }
   }
 }

@@ -55,71 +55,21 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   /// context itself, which would keep a `withAnchor()` tree alive forever.
   @exclusivity(unchecked) var rootModel: (@Sendable (AnyModelContext) -> (any Model)?)?
 
-  // MARK: Fan-out of commits: change-set subscribers and listeners
+  // MARK: Who follows the commits
 
-  @exclusivity(unchecked) private var subscribers: [Int: Subscription<ChangeSet>] = [:]
-  @exclusivity(unchecked) private var nextSubscriberID = 0
-  /// Synchronous listeners of the change sets (`ModelAnchor.listen`).
-  let relay = ChangeSetRelay()
-  /// How many listeners the relay has; changed under the lock.
-  @exclusivity(unchecked) private var listenerCount = 0
-  /// A change set was queued for the listeners in the transaction being committed.
-  @exclusivity(unchecked) private var delivering = false
-  var isRecording: Bool {
-    !subscribers.isEmpty || listenerCount > 0 || (undo?.isTracking ?? false) || !modificationTaps.isEmpty
-  }
+  /// The change-set subscribers and listeners, modification and event taps, and undo: the
+  /// tree hands each commit to it.
+  let fanOut: CommitFanOut
 
-  // MARK: Fan-out of modifications (testers, `observeModifications`)
-
-  /// Synchronous listeners of modifications (testers, `observeModifications`).
-  @exclusivity(unchecked) private var modificationTaps: [Int: @Sendable (ModificationBatch) -> Void] = [:]
-  /// Storage writes and parent changes of the open transaction, noted while someone listens.
-  @exclusivity(unchecked) var pendingModifications: [ModificationRecord] = []
-  /// How many testers capture the states of written models (`.transitions`).
-  @exclusivity(unchecked) var stateCaptures = 0
-  /// The states of the models written in the open transaction, before their first write.
-  @exclusivity(unchecked) var capturedBefore: [RecordedStates.Key: any Sendable] = [:]
-  /// Whether modifications are noted (someone listens).
-  var recordsModifications: Bool { !modificationTaps.isEmpty }
-  /// The properties whose writes `observeModifications` and `observeAnyModification`
-  /// ignore, by model (`node.excludeFromModifications`); an entry goes when its model is
-  /// destructed.
-  @exclusivity(unchecked) var excludedFromModifications: [ModelID: Set<String>] = [:]
-
-  // MARK: Undo
-
-  /// Undo tracking (`node.trackUndo`, `node.undoSystem`); nil until first used.
-  @exclusivity(unchecked) var undo: UndoRecorder?
-
-  // MARK: Fan-out of events (the daemon's event streams, testers' taps)
-
-  @exclusivity(unchecked) private var eventSubscribers: [Int: Subscription<EmittedEvent>] = [:]
-  /// Synchronous event listeners (testers), guarded by the lock like the subscribers.
-  @exclusivity(unchecked) private var eventTaps: [Int: @Sendable (EmittedEvent) -> Void] = [:]
-  var hasEventSubscribers: Bool { !eventSubscribers.isEmpty || !eventTaps.isEmpty }
-
-  // MARK: Inspection (testers) and the host's bookkeeping
+  // MARK: Inspection (testers)
 
   /// The models' running tasks (testers).
   let tasks = TaskRegistry()
-  /// How many ``IntentDispatcher`` calls are under way: while there are none and nobody
-  /// records, a commit does not look up its cause (a task-local read per write), and an
-  /// event carries no intent's work. An atomic, not a field under the lock: a call adds and
-  /// removes itself without taking the lock.
-  let tracingCalls = Atomic<Int>(0)
-  /// Whether anything ever followed the tree's change sets (a subscription or a listener:
-  /// a daemon's journal and watchers). Set once and kept: it only decides, without the
-  /// lock, whether an event's handler needs the cause its change sets would carry.
-  let changeSetsFollowed = Atomic<Bool>(false)
-  /// Retired by its host (``ModelAnchor/retire()``): commits are no longer delivered.
-  @exclusivity(unchecked) var retired = false
-  /// How many listeners and taps need each commit's ``ModificationOrigin`` (the streams
-  /// of modifications, which ignore their own writes); none: it is not computed.
-  @exclusivity(unchecked) var originNoters = 0
 
   init(revision: UInt64 = 0, dependencies: DependencyValues) {
     self.revision = revision
     self.dependencies = dependencies
+    self.fanOut = CommitFanOut(lock: lock)
   }
 
   func record(_ change: Change) {
@@ -132,8 +82,6 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
     }
   }
 
-  /// Ends the outermost transaction. Called with the lock held; the returned work must run
-  /// after the lock is released.
   /// What ``commitQuietly()`` did.
   enum QuietCommit {
     /// Nothing: more than observers are to follow the commit; ``commit()`` does it all.
@@ -151,12 +99,11 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   /// building its work, which cost a plain write as much as the write itself. Lock held.
   @inline(__always)
   func commitQuietly() -> QuietCommit {
-    guard undo == nil, modificationTaps.isEmpty, capturedBefore.isEmpty, pendingChanges.isEmpty,
-      pendingDetached.isEmpty, pendingActivations.isEmpty, pendingCancellations.isEmpty,
-      pendingIssues.isEmpty, !delivering
+    guard fanOut.ignoresTransactions, pendingChanges.isEmpty, pendingDetached.isEmpty, pendingActivations.isEmpty,
+      pendingCancellations.isEmpty, pendingIssues.isEmpty
     else { return .notDone }
     if changedInTransaction {
-      guard !isRecording, tracingCalls.load(ordering: .relaxed) == 0 else { return .notDone }
+      guard fanOut.ignoresChanges else { return .notDone }
       revision += 1
       changedInTransaction = false
     }
@@ -173,34 +120,20 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
     return pendingObservers.filter { seen.insert(ObjectIdentifier($0)).inserted }
   }
 
+  /// Ends the outermost transaction, handing it to ``fanOut``. Called with the lock held;
+  /// the returned work must run after the lock is released.
   func commit() -> PostCommitWork? {
-    let undoToDeliver = undo?.didCommit(changed: changedInTransaction, changes: pendingChanges) ?? false
-    let modifications = recordsModifications
-      ? takeModifications(
-        changes: changedInTransaction ? pendingChanges : [], revision: changedInTransaction ? revision + 1 : revision,
-        origin: originNoters > 0 ? ModificationOrigin.current() : nil
-      ).map { (Array(modificationTaps.values), $0) } : nil
-    if !capturedBefore.isEmpty { capturedBefore = [:] }
+    var work = PostCommitWork()
+    let followed = fanOut.commit(
+      changed: changedInTransaction, changes: pendingChanges, revision: changedInTransaction ? revision + 1 : revision, into: &work)
     if changedInTransaction {
       revision += 1
-      // Outlined: a tree nobody records and no intent call traces pays one test here.
-      // What the commit did to a kept undo history goes with its change set (taken here
-      // even when nobody records, so that it never carries over to the next commit).
-      let undoHistory = undo?.takeHistoryChanges() ?? []
-      if isRecording || tracingCalls.load(ordering: .relaxed) > 0 { recordCommit(undoHistory: undoHistory) }
       changedInTransaction = false
       if !pendingChanges.isEmpty { pendingChanges = [] }
     }
-    guard !pendingDetached.isEmpty || !pendingActivations.isEmpty || !pendingObservers.isEmpty
-      || !pendingCancellations.isEmpty || !pendingIssues.isEmpty || delivering || undoToDeliver || modifications != nil
+    guard followed || !pendingDetached.isEmpty || !pendingActivations.isEmpty || !pendingObservers.isEmpty
+      || !pendingCancellations.isEmpty || !pendingIssues.isEmpty
     else { return nil }
-    var work = PostCommitWork()
-    work.modifications = modifications
-    if undoToDeliver { work.undo = undo }
-    if delivering {
-      work.relay = relay
-      delivering = false
-    }
     if !pendingIssues.isEmpty {
       work.issues = pendingIssues
       pendingIssues = []
@@ -224,25 +157,6 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
       work.observers = takePendingObservers()
     }
     return work
-  }
-
-  /// Tells the revision just committed to the call that made it (its trace), and hands its
-  /// change set to the subscribers and listeners. Lock held.
-  @inline(never)
-  private func recordCommit(undoHistory: [UndoHistoryChange]) {
-    let cause = ChangeCause.current
-    cause?.trace?.committed(revision, discarded: retired)
-    guard isRecording, !retired else { return }
-    let changeSet = ChangeSet(
-      revision: revision, changes: pendingChanges, cause: cause, origin: originNoters > 0 ? ModificationOrigin.current() : nil,
-      undoHistory: undoHistory)
-    var ended: [Int] = []
-    for (id, subscription) in subscribers where !subscription.yield(changeSet) { ended.append(id) }
-    for id in ended { subscribers.removeValue(forKey: id) }
-    if listenerCount > 0 {
-      relay.enqueue(changeSet)
-      delivering = true
-    }
   }
 
   /// Notes that a model was linked, unlinked, moved or destructed: every path found before
@@ -275,7 +189,7 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
       current.lifetime = .destructed
       contextsByID.remove(current.id)
       if !valuesWithLetsByID.isEmpty { valuesWithLetsByID[current.id] = nil }
-      if !excludedFromModifications.isEmpty { excludedFromModifications[current.id] = nil }
+      if !fanOut.excludedFromModifications.isEmpty { fanOut.excludedFromModifications[current.id] = nil }
       work.deactivations.append(current)
       guard let table = current.childTable else { continue }
       current.childTable = nil
@@ -309,103 +223,12 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
 
   /// Subscribes to committed change sets. Takes the lock.
   func subscribe(limit: Int) -> ChangeSets {
-    changeSetsFollowed.store(true, ordering: .relaxed)
-    return lock.withLock {
-      ChangeSets(startRevision: revision, handle: register(in: \.subscribers, limit: limit))
-    }
+    lock.withLock { fanOut.subscribe(after: revision, limit: limit) }
   }
 
   /// Adds a synchronous listener of the change sets committed from now on. Takes the lock.
   func listen(limit: Int, notingOrigins: Bool = false, _ body: @escaping ChangeSetRelay.Body) -> ChangeSetListener {
-    changeSetsFollowed.store(true, ordering: .relaxed)
-    return lock.withLock {
-      listenerCount += 1
-      if notingOrigins { originNoters += 1 }
-      let id = relay.add(after: revision, limit: limit, body)
-      return ChangeSetListener(relay: relay, id: id) { [weak self] in
-        guard let self else { return }
-        self.lock.withLock {
-          self.listenerCount -= 1
-          if notingOrigins { self.originNoters -= 1 }
-        }
-      }
-    }
-  }
-
-  /// Subscribes to the events sent in the tree. Takes the lock.
-  func subscribeEvents(limit: Int) -> EmittedEvents {
-    lock.withLock {
-      EmittedEvents(handle: register(in: \.eventSubscribers, limit: limit))
-    }
-  }
-
-  /// Adds a subscription to one of the subscriber tables; releasing the returned handle
-  /// removes it. Lock held.
-  private func register<Element>(
-    in table: ReferenceWritableKeyPath<ModelTree, [Int: Subscription<Element>]> & Sendable, limit: Int
-  ) -> SubscriptionHandle<Element> {
-    let id = nextSubscriberID
-    nextSubscriberID += 1
-    let subscription = Subscription<Element>(limit: limit) { [weak self] in
-      guard let self else { return }
-      self.lock.withLock { _ = self[keyPath: table].removeValue(forKey: id) }
-    }
-    self[keyPath: table][id] = subscription
-    return SubscriptionHandle(subscription)
-  }
-
-  /// Adds a synchronous event listener. Takes the lock.
-  func addEventTap(_ body: @escaping @Sendable (EmittedEvent) -> Void) -> Int {
-    lock.withLock {
-      defer { nextSubscriberID += 1 }
-      eventTaps[nextSubscriberID] = body
-      return nextSubscriberID
-    }
-  }
-
-  /// Adds a synchronous modification listener. Takes the lock.
-  func addModificationTap(notingOrigins: Bool = false, _ body: @escaping @Sendable (ModificationBatch) -> Void) -> Int {
-    lock.withLock {
-      defer { nextSubscriberID += 1 }
-      modificationTaps[nextSubscriberID] = body
-      if notingOrigins { originNoters += 1 }
-      return nextSubscriberID
-    }
-  }
-
-  /// Removes a synchronous modification listener. Takes the lock.
-  func removeModificationTap(_ id: Int, notingOrigins: Bool = false) {
-    lock.withLock {
-      _ = modificationTaps.removeValue(forKey: id)
-      if notingOrigins { originNoters -= 1 }
-      if modificationTaps.isEmpty { pendingModifications = [] }
-    }
-  }
-
-  /// Removes a synchronous event listener. Takes the lock.
-  func removeEventTap(_ id: Int) {
-    lock.withLock { _ = eventTaps.removeValue(forKey: id) }
-  }
-
-  /// Hands an event to the event taps, then to the event subscribers.
-  func publish(_ event: EmittedEvent) {
-    let (taps, subscriptions) = lock.withLock { (Array(eventTaps.values), Array(eventSubscribers)) }
-    for tap in taps { tap(event) }
-    let ended = subscriptions.filter { !$0.value.yield(event) }.map(\.key)
-    guard !ended.isEmpty else { return }
-    lock.withLock { for id in ended { eventSubscribers.removeValue(forKey: id) } }
-  }
-
-  /// Ends every subscription (the tree was torn down).
-  func finishSubscribers() {
-    let (changes, events) = lock.withLock {
-      let all = (Array(subscribers.values), Array(eventSubscribers.values))
-      subscribers = [:]
-      eventSubscribers = [:]
-      return all
-    }
-    for subscription in changes { subscription.finish() }
-    for subscription in events { subscription.finish() }
+    lock.withLock { fanOut.listen(after: revision, limit: limit, notingOrigins: notingOrigins, body) }
   }
 }
 

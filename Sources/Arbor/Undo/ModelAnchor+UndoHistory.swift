@@ -33,7 +33,7 @@ extension ModelAnchor {
   /// print(anchor.undoHistory?.undo.count ?? 0)
   /// ```
   public var undoHistory: UndoHistory? {
-    tree.lock.withLock { tree.undo?.journalledHistory }
+    tree.lock.withLock { tree.fanOut.undo?.journalledHistory }
   }
 
   /// A snapshot record of the tree and its kept undo history at the same revision.
@@ -43,6 +43,6 @@ extension ModelAnchor {
   /// ```
   public func snapshotRecordWithUndoHistory(createdAt: Date = Date()) throws -> (record: SnapshotRecord, undoHistory: UndoHistory?) {
     try Root.refuseUnlessRestorable()
-    return try tree.lock.withLock { (try recordLocked(createdAt: createdAt), tree.undo?.journalledHistory) }
+    return try tree.lock.withLock { (try recordLocked(createdAt: createdAt), tree.fanOut.undo?.journalledHistory) }
   }
 }

@@ -184,7 +184,7 @@ extension ModelNode {
     let id = context.id
     onCancel { [weak tree] in
       guard let tree else { return }
-      tree.lock.withLock { tree.undo?.untrack(id) }
+      tree.lock.withLock { tree.fanOut.undo?.untrack(id) }
     }
   }
 }

@@ -355,10 +355,10 @@ extension ModelTree {
   /// The tree's undo recorder, made on first use with `backend` (or a new
   /// ``ModelUndoStack``). No lock held.
   func undoRecorder(configuredBackend: () -> (any UndoBackend)?) -> UndoRecorder {
-    if let existing = lock.withLock({ undo }) { return existing }
+    if let existing = lock.withLock({ fanOut.undo }) { return existing }
     let backend = configuredBackend() ?? ModelUndoStack()
     let (recorder, created): (UndoRecorder, Bool) = lock.withLock {
-      if let undo { return (undo, false) }
+      if let undo = fanOut.undo { return (undo, false) }
       let slot: Int
       if let root {
         let hooks = root.ensureHooks
@@ -368,7 +368,7 @@ extension ModelTree {
         slot = Int.min
       }
       let recorder = UndoRecorder(tree: self, slot: slot)
-      undo = recorder
+      fanOut.undo = recorder
       return (recorder, true)
     }
     if created { recorder.setBackend(backend) }

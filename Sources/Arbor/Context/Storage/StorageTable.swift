@@ -132,8 +132,8 @@ extension AnyModelContext {
       hooks?.storage?.values.removeValue(forKey: key)
     }
     if let slot = hooks?.storage?.slots[key] { collectObservers(of: slot, into: &scope) }
-    if let tree = scope.tree, lifetime == .anchored, tree.recordsModifications {
-      tree.pendingModifications.append(.storage(self, key, value))
+    if let tree = scope.tree, lifetime == .anchored, tree.fanOut.recordsModifications {
+      tree.fanOut.pendingModifications.append(.storage(self, key, value))
     }
     _endWrite(scope)
   }
