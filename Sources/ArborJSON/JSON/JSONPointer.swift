@@ -90,6 +90,9 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
   /// characters would miss a `/` followed by a combining mark, one character with it).
   /// The runtime's ``PathComponent`` spells its components with it too.
   package static func escaped(_ token: String) -> String {
+    // Most tokens (property names, indexes) have nothing to escape: returned as they are,
+    // without a copy. `~` and `/` are single UTF-8 bytes that no multi-byte scalar contains.
+    guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }
     var result = String.UnicodeScalarView()
     for scalar in token.unicodeScalars {
       switch scalar {

@@ -73,6 +73,15 @@ func json(_ text: String) throws -> JSONValue {
     #expect(try JSONPointer("/~10").tokens == ["/0"])
   }
 
+  /// Tokens with nothing to escape are written as they are (the fast path), multi-byte
+  /// scalars included; only `~` and `/` change, wherever they stand.
+  @Test func onlyTildeAndSlashAreEscapedWhateverTheTokenHolds() throws {
+    let tokens = ["counters", "0", "température ✓", "日本", "~", "/", "a~b/c", "é/", "~~//"]
+    let pointer = JSONPointer(tokens: tokens)
+    #expect(pointer.description == "/counters/0/température ✓/日本/~0/~1/a~0b~1c/é~1/~0~0~1~1")
+    #expect(try JSONPointer(pointer.description).tokens == tokens)
+  }
+
   @Test func malformedPointersAreRejectedWithTheReason() {
     #expect(throws: JSONPointerError.syntax("foo", "a pointer must be empty or start with '/'")) { try JSONPointer("foo") }
     #expect(throws: JSONPointerError.syntax("/a~2", "'~' must be followed by '0' or '1'")) { try JSONPointer("/a~2") }
