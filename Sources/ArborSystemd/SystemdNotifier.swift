@@ -59,6 +59,27 @@ public struct SystemdNotifier: Sendable {
     return send(lines.joined(separator: "\n"))
   }
 
+  /// How many descriptors the service manager keeps for the service across its restarts
+  /// (`$FDSTORE`, which systemd 254 and later set from `FileDescriptorStoreMax=`; a unit
+  /// for an older systemd sets it with `Environment=`); 0 when it keeps none.
+  public var descriptorStoreSize: Int {
+    guard isListening, let value = getenv("FDSTORE") else { return 0 }
+    return Int(String(cString: value)) ?? 0
+  }
+
+  /// `FDSTORE=1` with `FDNAME=name`: hands the manager a duplicate of `descriptor` to keep
+  /// while the service restarts; the next process finds it among its `$LISTEN_FDS` under
+  /// `name`. Returns whether a listener got it.
+  ///
+  /// ```swift
+  /// if notifier.descriptorStoreSize > 0 { notifier.store(listening, name: "socket") }
+  /// ```
+  @discardableResult
+  public func store(_ descriptor: Int32, name: String) -> Bool {
+    var descriptors = [descriptor]
+    return sd_pid_notify_with_fds(0, 0, "FDSTORE=1\nFDNAME=\(name)", &descriptors, 1) > 0
+  }
+
   /// `WATCHDOG=1`: the service is alive.
   @discardableResult
   public func watchdog() -> Bool {

@@ -157,7 +157,8 @@ public struct ArborDaemon<Root: Model>: Sendable {
             await shared.stepDown()
             logger.notice("another daemon leads \(store.location) now: this daemon follows it as a standby")
           }
-          if reopenSocket {
+          // A socket the service manager keeps is served again as it is (still live).
+          if reopenSocket && !ListeningSocket.isKept(paths.socket) {
             do {
               try SocketFile.prepare(paths.socket)
             } catch {

@@ -24,7 +24,7 @@ struct SocketServer: Service, CustomStringConvertible {
   let listening: @Sendable () -> Void
 
   func run() async throws {
-    let serverChannel = try await bind()
+    let (serverChannel, kept) = try await bind()
     parts.serving.store(true, ordering: .relaxed)
     parts.notifier.ready(status: parts.statusLine())
     listening()
@@ -48,11 +48,13 @@ struct SocketServer: Service, CustomStringConvertible {
     }
     // Not cancelled with the group: the final snapshot is saved however the stop came.
     await Task { [self] in await drain() }.value
-    if parts.adopted == nil { unlink(parts.paths.socket) }
+    // A socket the service manager keeps stays where it is: the next process serves it.
+    if parts.adopted == nil && !kept { unlink(parts.paths.socket) }
   }
 
-  /// Binds the socket with a bootstrap whose connections get their pipeline (``DaemonParts/accept(_:credentials:)``).
-  private func bind() async throws -> any Channel {
+  /// Binds the socket with a bootstrap whose connections get their pipeline
+  /// (``DaemonParts/accept(_:credentials:)``); says whether the service manager keeps it.
+  private func bind() async throws -> (any Channel, kept: Bool) {
     let parts = self.parts
     // The descriptor limit raised and the reserve taken before the first connection.
     let budget = DescriptorBudget.shared
@@ -70,12 +72,33 @@ struct SocketServer: Service, CustomStringConvertible {
     if let adopted = parts.adopted {
       let channel = try await bootstrap.withBoundSocket(adopted.descriptor).get()
       parts.logger.info("serving \(parts.host.rootType) at revision \(parts.host.revision) on the socket systemd passed (\(adopted.name))")
-      return channel
+      return (channel, false)
     }
-    let channel = try await bootstrap.bind(unixDomainSocketPath: parts.paths.socket).get()
+    guard parts.notifier.descriptorStoreSize > 0 else {
+      let channel = try await bootstrap.bind(unixDomainSocketPath: parts.paths.socket).get()
+      chmod(parts.paths.socket, 0o660)
+      parts.logger.info("serving \(parts.host.rootType) at revision \(parts.host.revision) on \(parts.paths.socket)")
+      return (channel, false)
+    }
+    // The service manager keeps descriptors across restarts: the socket goes there, and the
+    // next process adopts it as it would a socket unit's.
+    if let descriptor = ListeningSocket.duplicateOfKept(parts.paths.socket) {
+      let channel = try await bootstrap.withBoundSocket(descriptor).get()
+      parts.logger.info("serving \(parts.host.rootType) at revision \(parts.host.revision) on \(parts.paths.socket) again")
+      return (channel, true)
+    }
+    let descriptor = try ListeningSocket.bound(to: parts.paths.socket, backlog: 1024)
     chmod(parts.paths.socket, 0o660)
-    parts.logger.info("serving \(parts.host.rootType) at revision \(parts.host.revision) on \(parts.paths.socket)")
-    return channel
+    let kept = parts.notifier.store(descriptor, name: "socket")
+    if kept {
+      ListeningSocket.keep(descriptor, for: parts.paths.socket)
+    } else {
+      parts.logger.warning("the service manager did not take the socket to keep across a restart (FDSTORE=1)")
+    }
+    let channel = try await bootstrap.withBoundSocket(descriptor).get()
+    parts.logger.info(
+      "serving \(parts.host.rootType) at revision \(parts.host.revision) on \(parts.paths.socket)\(kept ? ", kept by the service manager across restarts" : "")")
+    return (channel, kept)
   }
 
   /// Stopping: no new clients. Running intents finish (10 s at most), the journal is

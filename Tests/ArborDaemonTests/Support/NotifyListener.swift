@@ -12,6 +12,7 @@ final class NotifyListener: Sendable {
   let path: String
   private let fd: Int32
   private let received = NIOLockedValueBox<[(String, ContinuousClock.Instant)]>([])
+  private let descriptors = NIOLockedValueBox<[(name: String, descriptor: Int32)]>([])
   private let closed = NIOLockedValueBox(false)
 
   init(path: String) throws {
@@ -29,20 +30,63 @@ final class NotifyListener: Sendable {
     guard bound == 0 else { throw HarnessError("bind \(path): \(errno)") }
     let descriptor = self.fd
     let received = self.received
+    let descriptors = self.descriptors
     let closed = self.closed
     Thread.detachNewThread {
-      var buffer = [UInt8](repeating: 0, count: 4096)
       while !closed.withLockedValue({ $0 }) {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        guard poll(&poller, 1, 100) > 0 else { continue }
-        let count = recv(descriptor, &buffer, buffer.count, 0)
-        guard count > 0 else { continue }
-        let message = String(decoding: buffer[0..<count], as: UTF8.self)
+        guard poll(&poller, 1, 100) > 0, let (message, passed) = Self.receive(descriptor) else { continue }
         received.withLockedValue { $0.append((message, .now)) }
+        // `FDSTORE=1` with `FDNAME=`: kept as systemd keeps them, for the next start.
+        let lines = message.split(separator: "\n")
+        if lines.contains("FDSTORE=1") {
+          let name = lines.first { $0.hasPrefix("FDNAME=") }.map { String($0.dropFirst(7)) } ?? "stored"
+          descriptors.withLockedValue { $0.append(contentsOf: passed.map { (name, $0) }) }
+        } else {
+          for passed in passed { Glibc.close(passed) }
+        }
       }
       Glibc.close(descriptor)
+      for (_, passed) in descriptors.withLockedValue({ $0 }) { Glibc.close(passed) }
     }
   }
+
+  /// One datagram with the descriptors it carried (`SCM_RIGHTS`, received close-on-exec).
+  private static func receive(_ socket: Int32) -> (String, [Int32])? {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let space = 64 * MemoryLayout<Int32>.size
+    var control = [UInt8](repeating: 0, count: space + 64)
+    return buffer.withUnsafeMutableBytes { bytes -> (String, [Int32])? in
+      control.withUnsafeMutableBytes { controlBytes -> (String, [Int32])? in
+        var vector = iovec(iov_base: bytes.baseAddress, iov_len: bytes.count)
+        return withUnsafeMutablePointer(to: &vector) { vectorPointer -> (String, [Int32])? in
+          var header = msghdr()
+          header.msg_iov = vectorPointer
+          header.msg_iovlen = 1
+          header.msg_control = controlBytes.baseAddress
+          header.msg_controllen = controlBytes.count
+          let count = recvmsg(socket, &header, Int32(MSG_CMSG_CLOEXEC))
+          guard count > 0 else { return nil }
+          var passed: [Int32] = []
+          var cursor = CMSG_FIRSTHDR_(&header)
+          while let message = cursor {
+            if message.pointee.cmsg_level == SOL_SOCKET && message.pointee.cmsg_type == Int32(SCM_RIGHTS) {
+              let dataLength = Int(message.pointee.cmsg_len) - MemoryLayout<cmsghdr>.size
+              let data = UnsafeRawPointer(message).advanced(by: MemoryLayout<cmsghdr>.size)
+              for index in 0..<(dataLength / MemoryLayout<Int32>.size) {
+                passed.append(data.loadUnaligned(fromByteOffset: index * MemoryLayout<Int32>.size, as: Int32.self))
+              }
+            }
+            cursor = CMSG_NXTHDR_(&header, message)
+          }
+          return (String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<count]), as: UTF8.self), passed)
+        }
+      }
+    }
+  }
+
+  /// The descriptors the daemon handed over with `FDSTORE=1`, with their `FDNAME=`.
+  var storedDescriptors: [(name: String, descriptor: Int32)] { descriptors.withLockedValue { $0 } }
 
   /// Every message so far, oldest first.
   var messages: [String] { received.withLockedValue { $0.map(\.0) } }
@@ -59,4 +103,22 @@ final class NotifyListener: Sendable {
     closed.withLockedValue { $0 = true }
     unlink(path)
   }
+}
+
+/// `CMSG_FIRSTHDR` and `CMSG_NXTHDR`, which are C macros.
+private func CMSG_FIRSTHDR_(_ header: UnsafeMutablePointer<msghdr>) -> UnsafeMutablePointer<cmsghdr>? {
+  guard header.pointee.msg_controllen >= MemoryLayout<cmsghdr>.size, let control = header.pointee.msg_control else { return nil }
+  return control.assumingMemoryBound(to: cmsghdr.self)
+}
+
+private func CMSG_NXTHDR_(_ header: UnsafeMutablePointer<msghdr>, _ message: UnsafeMutablePointer<cmsghdr>) -> UnsafeMutablePointer<cmsghdr>? {
+  let alignment = MemoryLayout<Int>.size
+  let length = (Int(message.pointee.cmsg_len) + alignment - 1) & ~(alignment - 1)
+  let next = UnsafeMutableRawPointer(message).advanced(by: length)
+  guard let start = header.pointee.msg_control else { return nil }
+  let end = start.advanced(by: Int(header.pointee.msg_controllen))
+  guard next.advanced(by: MemoryLayout<cmsghdr>.size) <= end else { return nil }
+  let candidate = next.assumingMemoryBound(to: cmsghdr.self)
+  guard next.advanced(by: Int(candidate.pointee.cmsg_len)) <= end, candidate.pointee.cmsg_len >= MemoryLayout<cmsghdr>.size else { return nil }
+  return candidate
 }

@@ -18,20 +18,26 @@ final class SpawnedDaemon: Sendable {
   let directory: String
   let store: String?
   let launcher: [String]
+  /// Variables set for the daemon beside the test process's own.
+  let environment: [String: String]
   private let pid = Mutex<pid_t>(0)
 
-  init(store: String? = nil, launcher: [String] = []) throws {
+  init(store: String? = nil, launcher: [String] = [], environment: [String: String] = [:]) throws {
     self.directory = try DaemonHarness.temporaryDirectory()
     self.store = store
     self.launcher = launcher
+    self.environment = environment
   }
 
   var socket: String { directory + "/d.sock" }
 
-  /// Starts the daemon and waits until its socket answers.
-  func start() async throws {
+  /// Starts the daemon and waits until its socket answers. With `passing`, it gets that
+  /// descriptor as file descriptor 3 with `LISTEN_FDS=1`, `LISTEN_FDNAMES=name` and its own
+  /// pid as `LISTEN_PID`, as systemd passes a socket (a shell sets the pid and execs it).
+  func start(passing: (descriptor: Int32, name: String)? = nil) async throws {
     ProcessSlots.expectHeld("counterfactd")
-    let arguments = launcher + [
+    let listening = passing.map { ["/bin/sh", "-c", #"LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES="$0" exec "$@""#, $0.name] } ?? []
+    let arguments = launcher + listening + [
       DaemonHarness.binary(), "--socket", socket, "--state-dir", directory + "/state", "--fsync", "always",
     ] + (store.map { ["--store", $0] } ?? [])
     var actions = posix_spawn_file_actions_t()
@@ -42,11 +48,22 @@ final class SpawnedDaemon: Sendable {
     // Nothing else of the test process goes with it: a pipe another test made in the
     // meantime (without close-on-exec) would otherwise stay open for as long as this daemon
     // lives, and the process reading its other end would never see the end of it.
-    do { try ChildDescriptors.closeAllFrom(3, in: &actions) } catch { throw HarnessError(error.description) }
+    if let passing { posix_spawn_file_actions_adddup2(&actions, passing.descriptor, 3) }
+    do { try ChildDescriptors.closeAllFrom(passing == nil ? 3 : 4, in: &actions) } catch { throw HarnessError(error.description) }
     var child: pid_t = 0
     let argv = arguments.map { strdup($0) } + [nil]
     defer { for pointer in argv { free(pointer) } }
-    let status = posix_spawn(&child, arguments[0], &actions, nil, argv, environ)
+    let variables = environment.map { "\($0.key)=\($0.value)" }
+    var envp = variables.map { strdup($0) }
+    var index = 0
+    while let entry = environ[index] {
+      let text = String(cString: entry)
+      if !environment.keys.contains(where: { text.hasPrefix($0 + "=") }) { envp.append(strdup(entry)) }
+      index += 1
+    }
+    envp.append(nil)
+    defer { for pointer in envp { free(pointer) } }
+    let status = posix_spawn(&child, arguments[0], &actions, nil, argv, envp)
     guard status == 0 else { throw HarnessError("posix_spawn of counterfactd failed: \(status)") }
     pid.withLock { $0 = child }
     // Reaped by a thread of its own, so that no zombie is left.
@@ -65,6 +82,14 @@ final class SpawnedDaemon: Sendable {
 
   /// The daemon's process id (0 before the first start).
   var processID: pid_t { pid.withLock { $0 } }
+
+  /// Stops the daemon with SIGTERM and waits until it has exited.
+  func terminate() async throws {
+    let child = pid.withLock { $0 }
+    guard child > 0 else { return }
+    Glibc.kill(child, SIGTERM)
+    try await eventually("counterfactd (pid \(child)) to exit after SIGTERM", seconds: 30) { Glibc.kill(child, 0) != 0 }
+  }
 
   func kill() {
     let child = pid.withLock { $0 }
