@@ -18,14 +18,7 @@ enum ListeningSocket {
   static func bound(to path: String, backlog: Int32) throws(Failure) -> Int32 {
     let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard descriptor >= 0 else { throw Failure(description: "cannot make a socket for \(path): \(String(cString: strerror(errno)))") }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-      for (index, byte) in path.utf8.prefix(buffer.count - 1).enumerated() { buffer[index] = byte }
-    }
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
+    let bound = UnixSocketAddress.with(path) { bind(descriptor, $0, $1) }
     guard bound == 0, listen(descriptor, backlog) == 0 else {
       let reason = String(cString: strerror(errno))
       close(descriptor)
