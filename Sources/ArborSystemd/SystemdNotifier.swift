@@ -80,6 +80,17 @@ public struct SystemdNotifier: Sendable {
     return sd_pid_notify_with_fds(0, 0, "FDSTORE=1\nFDNAME=\(name)", &descriptors, 1) > 0
   }
 
+  /// `FDSTOREREMOVE=1` with `FDNAME=name`: the service manager lets go of the descriptors
+  /// it keeps under that name (the next process has taken them).
+  ///
+  /// ```swift
+  /// notifier.removeStored(name: "handover")
+  /// ```
+  @discardableResult
+  public func removeStored(name: String) -> Bool {
+    send("FDSTOREREMOVE=1\nFDNAME=\(name)")
+  }
+
   /// `WATCHDOG=1`: the service is alive.
   @discardableResult
   public func watchdog() -> Bool {

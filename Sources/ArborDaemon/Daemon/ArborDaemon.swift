@@ -103,7 +103,10 @@ public struct ArborDaemon<Root: Model>: Sendable {
     // nothing in the directory is opened before it has the lock.
     // The sockets systemd passed: the daemon's own, and the HTTP listener's if a socket
     // unit named it `http`.
-    let passed = ListenSockets.take()
+    // A hand-over's connections and state (``ConnectionHandOver``) wait for the socket server.
+    let all = ListenSockets.take()
+    HandOverIntake.offer(all.filter { HandOverState.isHandedOver($0.name) })
+    let passed = all.filter { !HandOverState.isHandedOver($0.name) }
     let adopted = passed.first { $0.name != "http" }
     let adoptedHTTP = passed.first { $0.name == "http" }
     try Self.checkHTTPOptions(options, adoptedHTTP: adoptedHTTP != nil)

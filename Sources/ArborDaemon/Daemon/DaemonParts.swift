@@ -47,6 +47,9 @@ final class DaemonParts: Sendable {
   /// that come after it.
   let live: LockedState<DaemonOptions>
   private let nextConnectionID = Atomic<Int>(1)
+  /// The service manager keeps descriptors across restarts (`$FDSTORE`): connections are
+  /// handed to the next process at stop (``ConnectionHandOver``).
+  let handsOverConnections = SystemdNotifier().descriptorStoreSize > 0
   /// True while the Unix socket listens and the daemon is not stopping (`/readyz`).
   let serving = Atomic<Bool>(false)
   /// `--event-loops N`: a group of the daemon's own, shut down by ``shutdown()``.
@@ -174,17 +177,22 @@ final class DaemonParts: Sendable {
 
   /// Admits a new connection with the role its peer credentials give, or refuses it when
   /// `--max-connections` are open. Runs on the connection's event loop.
-  func accept(_ channel: any Channel, credentials: PeerCredentials?) throws {
+  ///
+  /// A connection the previous process handed over (``ConnectionHandOver``) comes with its
+  /// state: its watches, registered again as of `revision`, and the input it had sent.
+  func accept(_ channel: any Channel, credentials: PeerCredentials?, handed: HandOverState.Connection? = nil, revision: UInt64 = 0) throws {
     let options = live.withLock { $0 }
     let policy = AccessPolicy(
       ownUID: getuid(), readers: options.readers.principals, operators: options.operators.principals, admins: options.admins.principals)
     let role = credentials.flatMap { policy.role(uid: $0.uid, gid: $0.gid) }
-    try accept(channel, role: role, peer: credentials?.description ?? "unknown peer", options: options)
+    try accept(channel, role: role, peer: credentials?.description ?? "unknown peer", options: options, handed: handed, revision: revision)
   }
 
   /// Admits a connection whose role is already known (an inspector WebSocket, bridged by
   /// ``WebSocketBridge``): the same pipeline, limits and accounting as the socket's.
-  func accept(_ channel: any Channel, role: Role?, peer: String, options: DaemonOptions? = nil) throws {
+  func accept(
+    _ channel: any Channel, role: Role?, peer: String, options: DaemonOptions? = nil, handed: HandOverState.Connection? = nil, revision: UInt64 = 0
+  ) throws {
     let options = options ?? live.withLock { $0 }
     let maxConnections = options.maxConnections
     if stats.clients >= maxConnections {
@@ -200,10 +208,14 @@ final class DaemonParts: Sendable {
     let writer = OutboxWriter(id: id, eventLoop: channel.eventLoop, options: options, hub: hub, registry: connections, logger: logger)
     let connection = ConnectionContext(id: id, role: role, outbox: writer.outbox)
     let pipeline = channel.pipeline.syncOperations
+    // Under a service manager that keeps descriptors, the connection can be handed over:
+    // its gate goes nearest the socket.
+    if handsOverConnections { try pipeline.addHandler(HandOverGate(input: handed?.input ?? [])) }
     try pipeline.addHandler(writer)
     try pipeline.addHandler(LineDecoder(maxLineLength: max(1, options.maxLineBytes)))
     try pipeline.addHandler(RPCLineCodec(logger: logger))
     try pipeline.addHandler(RequestStage(connection: connection, handler: handler, hub: hub, options: options, logger: logger, batcher: batcher))
+    if let handed { hub.restore(handed.watches, outbox: writer.outbox, revision: revision) }
     // A connection accepted while the daemon drains may have missed the closing of every
     // connection (`ConnectionRegistry.closeAll`); in a daemon that changes role rather
     // than exits, it would stay open with nobody to answer it.

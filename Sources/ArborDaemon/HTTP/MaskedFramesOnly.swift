@@ -40,7 +40,9 @@ final class MaskedFramesOnly: ChannelInboundHandler, RemovableChannelHandler {
     let frame = unwrapInboundIn(data)
     if let refusal = Self.refusal(of: frame) {
       closing = true
-      logger.notice("closed the \(peer): it sent \(refusal.logged) (1002)")
+      // The frame's header in the log: a frame read from the wrong offset shows there.
+      logger.notice(
+        "closed the \(peer): it sent \(refusal.logged) (1002; opcode \(frame.opcode), fin \(frame.fin), \(frame.length) bytes)")
       var payload = context.channel.allocator.buffer(capacity: 40)
       payload.writeInteger(UInt16(1002))
       payload.writeString(refusal.reason)

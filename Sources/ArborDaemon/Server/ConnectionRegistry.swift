@@ -29,4 +29,9 @@ final class ConnectionRegistry: Sendable {
   func closeAll() { for entry in entries.withLock({ Array($0.values) }) { entry.channel.close(promise: nil) } }
 
   var isEmpty: Bool { entries.withLock { $0.isEmpty } }
+
+  /// The open connections, by the daemon's number of each.
+  var all: [(id: Int, outbox: Outbox, channel: any Channel)] {
+    entries.withLock { entries in entries.map { (id: $0.key, outbox: $0.value.outbox, channel: $0.value.channel) } }
+  }
 }

@@ -37,6 +37,13 @@ final class LineDecoder: ChannelInboundHandler {
     state = .framing(LineFramer(maxLineLength: maxLineLength))
   }
 
+  /// What was read but is not a whole line yet: a hand-over passes it to the next process
+  /// (``HandOverGate``). Empty once a line too long was refused (nothing more is read).
+  var pendingInput: [UInt8] {
+    guard case .framing(let framer) = state else { return [] }
+    return Array(framer.pendingBytes)
+  }
+
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     let buffer = unwrapInboundIn(data)
     guard case .framing(var framer) = state else { return }

@@ -177,6 +177,9 @@ final class Outbox: Sendable {
   /// Closed: by ``close()``, or because more than its limit waited unwritten.
   var isClosed: Bool { state.withLock { $0.closed } }
 
+  /// Nothing waits to be taken by the writer.
+  var isEmpty: Bool { state.withLock { $0.items.isEmpty } }
+
   /// Lets the writer send what is waiting, then end.
   func finish() {
     let wake = state.withLock { state -> (@Sendable () -> Void)? in

@@ -59,6 +59,10 @@ final class RequestStage: ChannelDuplexHandler {
 
   private var isEnded: Bool { machine.isEnded }
 
+  /// Every line read so far has been handled (``StateMachine/isIdle``), or the connection
+  /// ended. Asked on the connection's event loop by a hand-over.
+  var isIdle: Bool { machine.isIdle || machine.isEnded }
+
   // MARK: - Lifetime
 
   func handlerAdded(context: ChannelHandlerContext) { self.context = context }

@@ -78,6 +78,10 @@ extension RequestStage {
     /// Lines waiting to start.
     var waitingCount: Int { waiting.count }
 
+    /// Nothing waits, runs, is held or sliced: every line read so far has been answered (or
+    /// its answer waits in the outbox, or for the journal).
+    var isIdle: Bool { waiting.isEmpty && running == 0 && holds == 0 && batch == nil }
+
     // MARK: Reading
 
     /// A line was read.

@@ -25,6 +25,8 @@ struct SocketServer: Service, CustomStringConvertible {
 
   func run() async throws {
     let (serverChannel, kept) = try await bind()
+    // The connections the previous process handed over, before the first new one.
+    if parts.handsOverConnections { await ConnectionHandOver.adopt(parts) }
     parts.serving.store(true, ordering: .relaxed)
     parts.notifier.ready(status: parts.statusLine())
     listening()
@@ -106,6 +108,9 @@ struct SocketServer: Service, CustomStringConvertible {
   /// closes; those that cannot in time (a client that does not read) are closed.
   private func drain() async {
     let logger = parts.logger
+    // Handing over: the lines each connection has read are answered first; nothing more is
+    // read here.
+    if parts.handsOverConnections { await ConnectionHandOver.pause(parts) }
     logger.info("stopping: waiting for \(parts.stats.intentsInFlight) running intents")
     parts.handler.stopping.store(true, ordering: .releasing)
     parts.serving.store(false, ordering: .relaxed)
@@ -121,6 +126,12 @@ struct SocketServer: Service, CustomStringConvertible {
       } catch {
         logger.error("the final snapshot could not be saved: \(error)")
       }
+    }
+    // A leader's connections go to the next process with the revision it saved.
+    // Their sockets stay open in the service manager's store; closing them here ends
+    // nothing for their clients. The others end as at a plain stop.
+    if parts.handsOverConnections && parts.journal.standby == nil {
+      _ = await ConnectionHandOver.handOver(parts, revision: parts.host.revision)
     }
     parts.connections.finishAll()
     _ = await parts.connections.waitUntilEmpty(until: .now + .milliseconds(500))

@@ -97,6 +97,9 @@ final class WatchHub: Sendable {
   private static func oldestReplayable(_ state: State) -> UInt64 {
     (state.history.first?.revision ?? state.revision + 1) - 1
   }
+  /// Whether the hub has its copy of the state (the change pump's first reset came).
+  var holdsState: Bool { state.withLock { $0.holdsState } }
+
   var subscriptionCount: Int { state.withLock { $0.stateWatches.count + $0.eventWatches.count } }
 
   // MARK: - Feeding the hub
@@ -396,6 +399,50 @@ final class WatchHub: Sendable {
         return true
       }
       return false
+    }
+  }
+
+  /// Takes a connection's watches out of the hub for a hand-over: nothing more is queued
+  /// for them here, and the next process registers them again (``restore(_:outbox:)``).
+  func handOver(of outbox: Outbox) -> [HandedWatch] {
+    state.withLock { state in
+      var handed: [HandedWatch] = []
+      for (subscription, watch) in state.stateWatches where watch.outbox === outbox {
+        handed.append(
+          HandedWatch(
+            subscription: subscription, kind: .state, scope: watch.scope.description, types: nil, awaitingResync: watch.awaitingResync))
+        state.stateWatches[subscription] = nil
+      }
+      for (subscription, watch) in state.eventWatches where watch.outbox === outbox {
+        handed.append(
+          HandedWatch(subscription: subscription, kind: .events, scope: watch.scope, types: watch.types?.sorted(), awaitingResync: false))
+        state.eventWatches[subscription] = nil
+      }
+      return handed.sorted { $0.subscription < $1.subscription }
+    }
+  }
+
+  /// Registers the watches a connection had in the process that handed it over, with
+  /// their numbers, as of `revision` (the revision that process stopped at). A state watch
+  /// goes on from the revision after it; one that waited for a resync, or whose revision
+  /// is not the hub's, gets a resync first. Later watches take numbers after theirs.
+  func restore(_ watches: [HandedWatch], outbox: Outbox, revision: UInt64) {
+    state.withLock { state in
+      for watch in watches {
+        state.nextSubscription = max(state.nextSubscription, watch.subscription + 1)
+        switch watch.kind {
+        case .events:
+          state.eventWatches[watch.subscription] = EventWatchEntry(outbox: outbox, scope: watch.scope, types: watch.types.map(Set.init))
+        case .state:
+          let scope = (try? JSONPointer(watch.scope)) ?? JSONPointer(tokens: [])
+          var entry = StateWatchEntry(outbox: outbox, scope: scope, skipThrough: state.revision)
+          if watch.awaitingResync || revision != state.revision {
+            entry.awaitingResync = true
+            outbox.replaceWithResync(subscription: watch.subscription)
+          }
+          state.stateWatches[watch.subscription] = entry
+        }
+      }
     }
   }
 

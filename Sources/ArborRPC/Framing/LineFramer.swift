@@ -46,6 +46,14 @@ public struct LineFramer: Sendable {
   /// Bytes received but not yet returned as a line.
   public var pendingCount: Int { buffer.count - start }
 
+  /// The bytes received but not yet returned as a line (the start of the next one).
+  ///
+  /// ```swift
+  /// framer.append(Array("{\"id\":".utf8))
+  /// let rest = Array(framer.pendingBytes)   // {"id":
+  /// ```
+  public var pendingBytes: ArraySlice<UInt8> { buffer[start...] }
+
   /// The room the framer's buffer holds now, used or not.
   public var capacity: Int { buffer.capacity }
 

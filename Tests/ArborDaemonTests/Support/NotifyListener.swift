@@ -39,9 +39,16 @@ final class NotifyListener: Sendable {
         received.withLockedValue { $0.append((message, .now)) }
         // `FDSTORE=1` with `FDNAME=`: kept as systemd keeps them, for the next start.
         let lines = message.split(separator: "\n")
+        let name = lines.first { $0.hasPrefix("FDNAME=") }.map { String($0.dropFirst(7)) } ?? "stored"
         if lines.contains("FDSTORE=1") {
-          let name = lines.first { $0.hasPrefix("FDNAME=") }.map { String($0.dropFirst(7)) } ?? "stored"
           descriptors.withLockedValue { $0.append(contentsOf: passed.map { (name, $0) }) }
+        } else if lines.contains("FDSTOREREMOVE=1") {
+          // Let go of, as systemd does: the next process has its own copies.
+          let removed = descriptors.withLockedValue { stored in
+            defer { stored.removeAll { $0.name == name } }
+            return stored.filter { $0.name == name }
+          }
+          for entry in removed { Glibc.close(entry.descriptor) }
         } else {
           for passed in passed { Glibc.close(passed) }
         }

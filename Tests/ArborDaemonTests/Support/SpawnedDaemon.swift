@@ -35,8 +35,20 @@ final class SpawnedDaemon: Sendable {
   /// descriptor as file descriptor 3 with `LISTEN_FDS=1`, `LISTEN_FDNAMES=name` and its own
   /// pid as `LISTEN_PID`, as systemd passes a socket (a shell sets the pid and execs it).
   func start(passing: (descriptor: Int32, name: String)? = nil) async throws {
+    try await start(passingAll: passing.map { [$0] } ?? [])
+  }
+
+  /// Starts the daemon with `passed` as file descriptors 3, 4, … in order, named in
+  /// `LISTEN_FDNAMES`, as systemd passes what its descriptor store keeps.
+  func start(passingAll passed: [(descriptor: Int32, name: String)]) async throws {
     ProcessSlots.expectHeld("counterfactd")
-    let listening = passing.map { ["/bin/sh", "-c", #"LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES="$0" exec "$@""#, $0.name] } ?? []
+    // Copies above the range they go to, so that no move overwrites one still to move.
+    let high = passed.map { fcntl($0.descriptor, F_DUPFD_CLOEXEC, 64 + Int32(passed.count)) }
+    defer { for descriptor in high where descriptor >= 0 { close(descriptor) } }
+    guard !high.contains(where: { $0 < 0 }) else { throw HarnessError("cannot copy a descriptor to pass: errno \(errno)") }
+    let names = passed.map(\.name).joined(separator: ":")
+    let listening =
+      passed.isEmpty ? [] : ["/bin/sh", "-c", #"export LISTEN_PID=$$ LISTEN_FDS="$1" LISTEN_FDNAMES="$0"; shift; exec "$@""#, names, String(passed.count)]
     let arguments = launcher + listening + [
       DaemonHarness.binary(), "--socket", socket, "--state-dir", directory + "/state", "--fsync", "always",
     ] + (store.map { ["--store", $0] } ?? [])
@@ -48,8 +60,8 @@ final class SpawnedDaemon: Sendable {
     // Nothing else of the test process goes with it: a pipe another test made in the
     // meantime (without close-on-exec) would otherwise stay open for as long as this daemon
     // lives, and the process reading its other end would never see the end of it.
-    if let passing { posix_spawn_file_actions_adddup2(&actions, passing.descriptor, 3) }
-    do { try ChildDescriptors.closeAllFrom(passing == nil ? 3 : 4, in: &actions) } catch { throw HarnessError(error.description) }
+    for (index, descriptor) in high.enumerated() { posix_spawn_file_actions_adddup2(&actions, descriptor, 3 + Int32(index)) }
+    do { try ChildDescriptors.closeAllFrom(3 + Int32(passed.count), in: &actions) } catch { throw HarnessError(error.description) }
     var child: pid_t = 0
     let argv = arguments.map { strdup($0) } + [nil]
     defer { for pointer in argv { free(pointer) } }

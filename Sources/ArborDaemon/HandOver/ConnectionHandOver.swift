@@ -1,0 +1,182 @@
+import ArborSystemd
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Hands the daemon's connections to the next process through the service manager's
+/// descriptor store (`FDSTORE=1`, `FileDescriptorStoreMax=`), and takes them back there:
+/// a client stays connected across a restart, its watches go on from the revision after
+/// the last one it got, and what it sent meanwhile is answered by the next process.
+///
+/// At stop (``pause(_:)``, then after the final snapshot ``handOver(_:revision:)``):
+/// every connection's ``HandOverGate`` closes, so nothing more is read; the lines already
+/// read are handled and answered here; each connection's output is written out; then its
+/// socket is stored as `connection-N` with its watches and unhandled input in the
+/// `handover` memory file (``HandOverState``). A connection whose client does not take its
+/// output within a second is closed, as at a plain stop (it comes back with `since`).
+///
+/// At start (``adopt(_:)``): each stored connection is served again, its watches
+/// registered under their numbers, its input handled first; the store lets go of them.
+///
+/// ```swift
+/// await ConnectionHandOver.pause(parts)
+/// try await parts.journal.saveFinalSnapshot()
+/// let handed = await ConnectionHandOver.handOver(parts, revision: parts.host.revision)
+/// ```
+enum ConnectionHandOver {
+  /// How long the lines already read may take to be answered.
+  static let pauseLimit = Duration.seconds(10)
+  /// How long a client may take to read what was written to it.
+  static let flushLimit = Duration.seconds(1)
+
+  // MARK: - At stop
+
+  /// Closes every connection's gate and waits until the lines each had read are handled
+  /// (``pauseLimit`` at most).
+  static func pause(_ parts: DaemonParts) async {
+    let entries = parts.connections.all
+    for entry in entries {
+      _ = try? await entry.channel.eventLoop.submit {
+        try? entry.channel.pipeline.syncOperations.handler(type: HandOverGate.self).close()
+      }.get()
+    }
+    let deadline = ContinuousClock.now + pauseLimit
+    while ContinuousClock.now < deadline {
+      var busy = 0
+      for entry in entries {
+        if await !isIdle(entry.channel) { busy += 1 }
+      }
+      if busy == 0 { return }
+      try? await Task.sleep(for: .milliseconds(5))
+    }
+    parts.logger.warning("handing over: some connections still had requests running after \(pauseLimit)")
+  }
+
+  private static func isIdle(_ channel: any Channel) async -> Bool {
+    (try? await channel.eventLoop.submit {
+      (try? channel.pipeline.syncOperations.handler(type: RequestStage.self))?.isIdle ?? true
+    }.get()) ?? true
+  }
+
+  /// Writes out each connection's output, then stores its socket and, in one memory file,
+  /// every stored connection's state. Returns how many connections were handed over; the
+  /// others are closed by the caller.
+  static func handOver(_ parts: DaemonParts, revision: UInt64) async -> Int {
+    let entries = parts.connections.all
+    let room = parts.notifier.descriptorStoreSize - 2  // the listening socket and the state
+    guard room > 0 else { return 0 }
+    var captured: [(id: Int, cookie: UInt64, connection: HandOverState.Connection)] = []
+    let deadline = ContinuousClock.now + flushLimit
+    for entry in entries {
+      guard await written(entry.outbox, channel: entry.channel, until: deadline),
+        let cookie = try? await SocketCookie.of(entry.channel).get(),
+        let input = try? await pendingInput(of: entry.channel)
+      else { continue }
+      let watches = parts.hub.handOver(of: entry.outbox)
+      captured.append((entry.id, cookie, HandOverState.Connection(input: input, watches: watches)))
+    }
+    if captured.count > room {
+      parts.logger.warning(
+        "handing over: the service manager keeps \(parts.notifier.descriptorStoreSize) descriptors; \(captured.count - room) connections are closed")
+      captured = Array(captured.prefix(room))
+    }
+    let descriptors = SocketCookie.descriptors()
+    var state = HandOverState(generation: HandOverIntake.generation + 1, revision: revision, connections: [:])
+    for connection in captured {
+      let name = HandOverState.descriptorName(connection.id)
+      guard let descriptor = descriptors[connection.cookie], parts.notifier.store(descriptor, name: name) else { continue }
+      state.connections[name] = connection.connection
+    }
+    guard !state.connections.isEmpty else { return 0 }
+    do {
+      let file = try MemoryFile.holding(Array(try JSONEncoder().encode(state)), name: "arbor-handover")
+      defer { close(file) }
+      guard parts.notifier.store(file, name: HandOverState.stateName) else {
+        throw MemoryFile.Failure(description: "the service manager did not take it")
+      }
+    } catch {
+      // Without its state a stored connection would be served with no watches: let the
+      // store go of them; their clients see the connection close, as at a plain stop.
+      parts.logger.error("handing over: the state of the connections could not be stored (\(error)); they are closed")
+      for name in state.connections.keys { parts.notifier.removeStored(name: name) }
+      return 0
+    }
+    parts.logger.info("handed \(state.connections.count) connections over at revision \(revision) (generation \(state.generation))")
+    return state.connections.count
+  }
+
+  /// Waits until the writer took everything the outbox held and the socket took it all.
+  private static func written(_ outbox: Outbox, channel: any Channel, until deadline: ContinuousClock.Instant) async -> Bool {
+    while !outbox.isEmpty {
+      guard ContinuousClock.now < deadline, channel.isActive else { return false }
+      try? await Task.sleep(for: .milliseconds(2))
+    }
+    let done = Atomic<Bool>(false)
+    channel.writeAndFlush(ByteBuffer()).whenSuccess { done.store(true, ordering: .releasing) }
+    while !done.load(ordering: .acquiring) {
+      guard ContinuousClock.now < deadline, channel.isActive else { return false }
+      try? await Task.sleep(for: .milliseconds(2))
+    }
+    return true
+  }
+
+  /// What the connection read and did not handle: the start of a line, then what came
+  /// after its gate closed.
+  private static func pendingInput(of channel: any Channel) async throws -> [UInt8] {
+    try await channel.eventLoop.submit {
+      let pipeline = channel.pipeline.syncOperations
+      let framed = try pipeline.handler(type: LineDecoder.self).pendingInput
+      return framed + (try pipeline.handler(type: HandOverGate.self).held)
+    }.get()
+  }
+
+  // MARK: - At start
+
+  /// Serves the connections the previous process handed over, if it did.
+  static func adopt(_ parts: DaemonParts) async {
+    let passed = HandOverIntake.take()
+    guard !passed.isEmpty else { return }
+    var state: HandOverState?
+    if let file = passed.first(where: { $0.name == HandOverState.stateName }) {
+      do {
+        state = try JSONDecoder().decode(HandOverState.self, from: Data(try MemoryFile.contents(of: file.descriptor)))
+      } catch {
+        parts.logger.error("the hand-over's state cannot be read (\(error)): its connections are served without their watches")
+      }
+      close(file.descriptor)
+      parts.notifier.removeStored(name: HandOverState.stateName)
+    }
+    HandOverIntake.generation = state?.generation ?? HandOverIntake.generation
+    // The watches go on from the hub's copy of the state: wait until the pump made it.
+    let deadline = ContinuousClock.now + .seconds(5)
+    while !parts.hub.holdsState && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(2)) }
+    var adopted = 0
+    for socket in passed where socket.name != HandOverState.stateName {
+      let handed = state?.connections[socket.name]
+      let revision = state?.revision ?? 0
+      do {
+        _ = try await ClientBootstrap(group: parts.eventLoops)
+          .channelOption(.allowRemoteHalfClosure, value: true)
+          .channelInitializer { channel in
+            PeerCredentials.of(channel).flatMapThrowing { credentials in
+              try parts.accept(channel, credentials: credentials, handed: handed, revision: revision)
+            }
+          }
+          .withConnectedSocket(socket.descriptor).get()
+        adopted += 1
+      } catch {
+        parts.logger.warning("a handed-over connection (\(socket.name)) cannot be served: \(error)")
+        close(socket.descriptor)
+      }
+      parts.notifier.removeStored(name: socket.name)
+    }
+    parts.logger.info(
+      "took over \(adopted) connections at revision \(state?.revision ?? 0) (generation \(HandOverIntake.generation)); serving at revision \(parts.host.revision)")
+  }
+}

@@ -1,0 +1,30 @@
+/// What the next process needs besides the descriptors: the revision the handing process
+/// stopped at, how many hand-overs came before, and each connection's unhandled input and
+/// watches, by the name its descriptor was stored under. Passed as JSON in a memory file
+/// stored as `handover`.
+///
+/// ```swift
+/// let state = HandOverState(generation: 1, revision: 12, connections: ["connection-4": .init(input: [], watches: [])])
+/// ```
+struct HandOverState: Codable, Sendable, Equatable {
+  /// One connection: what it had sent that was not a whole line yet, and its watches.
+  struct Connection: Codable, Sendable, Equatable {
+    var input: [UInt8]
+    var watches: [HandedWatch]
+  }
+
+  /// The next process's generation: 1 after the first hand-over, and so on.
+  var generation: Int
+  /// The revision the handing process saved and stopped at.
+  var revision: UInt64
+  var connections: [String: Connection]
+
+  /// The name a connection's descriptor is stored under.
+  static func descriptorName(_ id: Int) -> String { "connection-\(id)" }
+
+  /// The name the state itself is stored under.
+  static let stateName = "handover"
+
+  /// Whether a passed descriptor is part of a hand-over (not a listening socket).
+  static func isHandedOver(_ name: String) -> Bool { name == stateName || name.hasPrefix("connection-") }
+}
