@@ -52,10 +52,17 @@ enum ConnectionHandOver {
       for entry in entries {
         if await !isIdle(entry.channel) { busy += 1 }
       }
-      if busy == 0 { return }
+      if busy == 0 { break }
       try? await Task.sleep(for: .milliseconds(5))
     }
-    parts.logger.warning("handing over: some connections still had requests running after \(pauseLimit)")
+    if ContinuousClock.now >= deadline {
+      parts.logger.warning("handing over: some connections still had requests running after \(pauseLimit)")
+    }
+    // The watches are sent what the hub has: wait until it has the tree's last revision,
+    // while the journal still runs (under --fsync always the pump delivers a revision once
+    // the journal has it). Should it not, the next process sends the watches a resync.
+    let caughtUp = ContinuousClock.now + flushLimit
+    while parts.hub.revision < parts.host.revision && ContinuousClock.now < caughtUp { try? await Task.sleep(for: .milliseconds(2)) }
   }
 
   private static func isIdle(_ channel: any Channel) async -> Bool {
@@ -70,12 +77,13 @@ enum ConnectionHandOver {
   static func handOver(_ parts: DaemonParts, revision: UInt64) async -> Int {
     let entries = parts.connections.all
     let room = parts.notifier.descriptorStoreSize - 2  // the listening socket and the state
-    guard room > 0 else { return 0 }
+    guard room > 0, !entries.isEmpty else { return 0 }
+    // What the watches were sent is the hub's revision (``pause(_:)`` waited for it).
+    let revision = parts.hub.revision
     var captured: [(id: Int, cookie: UInt64, connection: HandOverState.Connection)] = []
-    let deadline = ContinuousClock.now + flushLimit
-    for entry in entries {
-      guard await written(entry.outbox, channel: entry.channel, until: deadline),
-        let cookie = try? await SocketCookie.of(entry.channel).get(),
+    let flushed = await written(entries, until: ContinuousClock.now + flushLimit)
+    for entry in entries where flushed.contains(entry.id) {
+      guard let cookie = try? await SocketCookie.of(entry.channel).get(),
         let input = try? await pendingInput(of: entry.channel)
       else { continue }
       let watches = parts.hub.handOver(of: entry.outbox)
@@ -111,19 +119,26 @@ enum ConnectionHandOver {
     return state.connections.count
   }
 
-  /// Waits until the writer took everything the outbox held and the socket took it all.
-  private static func written(_ outbox: Outbox, channel: any Channel, until deadline: ContinuousClock.Instant) async -> Bool {
-    while !outbox.isEmpty {
-      guard ContinuousClock.now < deadline, channel.isActive else { return false }
+  /// The connections whose writers took everything their outboxes held and whose sockets
+  /// took it all by `deadline`; all are written at once.
+  private static func written(
+    _ entries: [(id: Int, outbox: Outbox, channel: any Channel)], until deadline: ContinuousClock.Instant
+  ) async -> Set<Int> {
+    var emptied: [(id: Int, channel: any Channel)] = []
+    var waiting = entries
+    while !waiting.isEmpty && ContinuousClock.now < deadline {
+      emptied += waiting.filter { $0.outbox.isEmpty && $0.channel.isActive }.map { ($0.id, $0.channel) }
+      waiting.removeAll { $0.outbox.isEmpty || !$0.channel.isActive }
+      if !waiting.isEmpty { try? await Task.sleep(for: .milliseconds(2)) }
+    }
+    let done = Mutex<Set<Int>>([])
+    for (id, channel) in emptied {
+      channel.writeAndFlush(ByteBuffer()).whenSuccess { _ = done.withLock { $0.insert(id) } }
+    }
+    while done.withLock({ $0.count }) < emptied.count && ContinuousClock.now < deadline {
       try? await Task.sleep(for: .milliseconds(2))
     }
-    let done = Atomic<Bool>(false)
-    channel.writeAndFlush(ByteBuffer()).whenSuccess { done.store(true, ordering: .releasing) }
-    while !done.load(ordering: .acquiring) {
-      guard ContinuousClock.now < deadline, channel.isActive else { return false }
-      try? await Task.sleep(for: .milliseconds(2))
-    }
-    return true
+    return done.withLock { $0 }
   }
 
   /// What the connection read and did not handle: the start of a line, then what came
@@ -156,12 +171,15 @@ enum ConnectionHandOver {
     // The watches go on from the hub's copy of the state: wait until the pump made it.
     let deadline = ContinuousClock.now + .seconds(5)
     while !parts.hub.holdsState && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(2)) }
-    var adopted = 0
+    // Every connection's watches are registered before any connection is served: an
+    // intent one of them sends would otherwise move the hub past the revision the watches
+    // of those not yet registered go on from.
+    var adopted: [any Channel] = []
     for socket in passed where socket.name != HandOverState.stateName {
       let handed = state?.connections[socket.name]
       let revision = state?.revision ?? 0
       do {
-        _ = try await ClientBootstrap(group: parts.eventLoops)
+        let channel = try await ClientBootstrap(group: parts.eventLoops)
           .channelOption(.allowRemoteHalfClosure, value: true)
           .channelInitializer { channel in
             PeerCredentials.of(channel).flatMapThrowing { credentials in
@@ -169,14 +187,17 @@ enum ConnectionHandOver {
             }
           }
           .withConnectedSocket(socket.descriptor).get()
-        adopted += 1
+        adopted.append(channel)
       } catch {
         parts.logger.warning("a handed-over connection (\(socket.name)) cannot be served: \(error)")
         close(socket.descriptor)
       }
       parts.notifier.removeStored(name: socket.name)
     }
+    for channel in adopted {
+      _ = try? await channel.eventLoop.submit { try channel.pipeline.syncOperations.handler(type: HandOverGate.self).open() }.get()
+    }
     parts.logger.info(
-      "took over \(adopted) connections at revision \(state?.revision ?? 0) (generation \(HandOverIntake.generation)); serving at revision \(parts.host.revision)")
+      "took over \(adopted.count) connections at revision \(state?.revision ?? 0) (generation \(HandOverIntake.generation)); serving at revision \(parts.host.revision)")
   }
 }

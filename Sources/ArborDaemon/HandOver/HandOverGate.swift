@@ -18,23 +18,50 @@ final class HandOverGate: ChannelDuplexHandler, RemovableChannelHandler {
   typealias OutboundIn = ByteBuffer
   typealias OutboundOut = ByteBuffer
 
-  private var isClosed = false
+  private var isClosed: Bool
   /// What came in after the gate closed.
   private(set) var held: [UInt8] = []
-  /// What the previous process had read and not handled; passed on once the channel is active.
+  /// What the previous process had read and not handled; passed on once the gate opens.
   private var input: [UInt8]
+  /// A read the pipeline asked for while the gate was closed.
+  private var readPending = false
+  private var context: ChannelHandlerContext?
 
-  init(input: [UInt8] = []) {
+  /// A gate that is open, or (for a connection handed over, whose watches are registered
+  /// with the others' before any of them is served) closed until ``open()``.
+  init(input: [UInt8] = [], closed: Bool = false) {
     self.input = input
+    self.isClosed = closed
   }
+
+  func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+  func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
 
   /// Reads nothing more from the socket; what arrives from a read under way is kept.
   func close() { isClosed = true }
 
+  /// Serves the connection: what the previous process had read first, then the socket's.
+  func open() {
+    guard isClosed, let context else { return }
+    isClosed = false
+    let bytes = input + held
+    input = []
+    held = []
+    if !bytes.isEmpty {
+      context.fireChannelRead(wrapInboundOut(context.channel.allocator.buffer(bytes: bytes)))
+      context.fireChannelReadComplete()
+    }
+    if readPending {
+      readPending = false
+      context.read()
+    }
+  }
+
   func channelActive(context: ChannelHandlerContext) {
     context.fireChannelActive()
     // Before the socket's first read: the channel reads once this event has gone through.
-    guard !input.isEmpty else { return }
+    guard !isClosed, !input.isEmpty else { return }
     let bytes = input
     input = []
     context.fireChannelRead(wrapInboundOut(context.channel.allocator.buffer(bytes: bytes)))
@@ -51,7 +78,10 @@ final class HandOverGate: ChannelDuplexHandler, RemovableChannelHandler {
   }
 
   func read(context: ChannelHandlerContext) {
-    guard !isClosed else { return }
+    guard !isClosed else {
+      readPending = true
+      return
+    }
     context.read()
   }
 }

@@ -436,7 +436,9 @@ final class RequestHandler: Sendable {
       name: name, version: ArborDaemonVersion.current, protocol: ArborProtocol.version, pid: Int(getpid()), root: host.rootType,
       uptime: (snapshot.uptime * 1000).rounded() / 1000, revision: host.revision, clients: snapshot.clients,
       subscriptions: hub.subscriptionCount, intentsPerSecond: (snapshot.intentsPerSecond * 10).rounded() / 10,
-      intentsInFlight: snapshot.intentsInFlight, journal: journalStatus, undo: undoStatus, http: httpURL.withLock { $0 })
+      intentsInFlight: snapshot.intentsInFlight, journal: journalStatus, undo: undoStatus, http: httpURL.withLock { $0 },
+      generation: HandOverIntake.generation,
+      startedAt: Date(timeIntervalSinceNow: -snapshot.uptime).formatted(Self.timeFormat))
   }
 
   /// The text of `/metrics` and `daemon.metrics`, with the figures that are a state (the

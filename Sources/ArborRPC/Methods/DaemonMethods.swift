@@ -91,6 +91,12 @@ public enum DaemonStatus: ArborMethodDefinition {
     /// The HTTP listener's address (`--http`), such as `http://127.0.0.1:9090/`; absent
     /// when there is none.
     public var http: String?
+    /// How many times the daemon's connections were handed to a next process since the
+    /// last start that kept none (0 for that start): each hand-over adds one. Absent from
+    /// daemons before it.
+    public var generation: Int?
+    /// When this process started (ISO 8601, UTC, with milliseconds).
+    public var startedAt: String?
 
     /// A status, as the daemon builds it.
     ///
@@ -100,7 +106,8 @@ public enum DaemonStatus: ArborMethodDefinition {
     /// ```
     public init(
       name: String, version: String, protocol: Int, pid: Int, root: String, uptime: Double, revision: Revision, clients: Int,
-      subscriptions: Int, intentsPerSecond: Double, intentsInFlight: Int, journal: Journal, undo: Undo?, http: String? = nil
+      subscriptions: Int, intentsPerSecond: Double, intentsInFlight: Int, journal: Journal, undo: Undo?, http: String? = nil,
+      generation: Int? = nil, startedAt: String? = nil
     ) {
       self.name = name
       self.version = version
@@ -116,11 +123,13 @@ public enum DaemonStatus: ArborMethodDefinition {
       self.journal = journal
       self.undo = undo
       self.http = http
+      self.generation = generation
+      self.startedAt = startedAt
     }
 
     enum CodingKeys: String, CodingKey {
       case name, version, `protocol`, pid, root, uptime, revision, clients, subscriptions, intentsPerSecond, intentsInFlight, journal, undo,
-        http
+        http, generation, startedAt
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -139,6 +148,8 @@ public enum DaemonStatus: ArborMethodDefinition {
       try container.encode(journal, forKey: .journal)
       try container.encodeOrNull(undo, forKey: .undo)
       try container.encodeIfPresent(http, forKey: .http)
+      try container.encodeIfPresent(generation, forKey: .generation)
+      try container.encodeIfPresent(startedAt, forKey: .startedAt)
     }
   }
 

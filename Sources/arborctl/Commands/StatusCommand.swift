@@ -17,7 +17,7 @@ struct StatusCommand: AsyncParsableCommand {
       if printing.printedAsData(status, json: connection.json) { return }
       guard case .object(let members) = status else { return Output.pretty(status) }
       var rows: [(String, String)] = []
-      for key in ["name", "root", "version", "pid", "revision", "uptime", "clients", "subscriptions", "intentsPerSecond", "intentsInFlight", "http"] {
+      for key in ["name", "root", "version", "pid", "revision", "uptime", "clients", "subscriptions", "intentsPerSecond", "intentsInFlight", "http", "generation", "startedAt"] {
         guard let value = members[key] else { continue }
         // On a terminal, for people: the uptime in its units (JSON keeps seconds).
         if key == "uptime", let seconds = value.doubleValue {

@@ -65,6 +65,154 @@ import Testing
     #expect(daemon.log.contains("took over 2 connections at revision 1 (generation 1)"), "\(daemon.log)")
     #expect(!watcher.ended && !caller.ended, "a client saw its connection end")
   }
+
+  /// Hand-overs in a row under load: `ARBOR_HANDOVER_CYCLES` (else 3), with
+  /// `ARBOR_HANDOVER_CLIENTS` clients calling intents one after another (else 8) and
+  /// `ARBOR_HANDOVER_WATCHERS` root watchers (else 8), under `--fsync always`.
+  static let cycles = environment("ARBOR_HANDOVER_CYCLES", 3)
+  static let clients = environment("ARBOR_HANDOVER_CLIENTS", 8)
+  static let watchers = environment("ARBOR_HANDOVER_WATCHERS", 8)
+
+  static func environment(_ name: String, _ fallback: Int) -> Int {
+    ProcessInfo.processInfo.environment[name].flatMap { Int($0) } ?? fallback
+  }
+
+  /// What one client saw: the revisions its intents were acknowledged at, the longest it
+  /// waited for a reply, and any error or end of its connection.
+  struct CallerRecord: Sendable {
+    var revisions: [Int64] = []
+    var longestWait: Duration = .zero
+    var failures: [String] = []
+  }
+
+  @Test func handOversInARowUnderLoadLoseNothingAndRunNothingTwice() async throws {
+    let notify = try NotifyListener(path: try DaemonHarness.temporaryDirectory() + "/notify")
+    defer { notify.close() }
+    let daemon = try SpawnedDaemon(environment: ["NOTIFY_SOCKET": notify.path, "FDSTORE": String(Self.clients + Self.watchers + 8)])
+    defer { daemon.kill() }
+    try await daemon.start()
+    try await eventually("the daemon to store its socket") { notify.storedDescriptors.contains { $0.name == "socket" } }
+
+    // Root watchers, each from the revision its reply names.
+    var watchers: [(socket: LineSocket, subscription: Int64, from: Int64)] = []
+    for index in 0..<Self.watchers {
+      let socket = try LineSocket(path: daemon.socket)
+      socket.send(#"{"jsonrpc":"2.0","id":1,"method":"state.watch"}"#)
+      let reply = try await socket.message("watcher \(index)'s reply")
+      let subscription = try #require(reply["result"]?["subscription"]?.intValue, "\(reply)")
+      watchers.append((socket, subscription, reply["result"]?["revision"]?.intValue ?? -1))
+    }
+    // Watchers read as they come, as real ones do (one that reads nothing is a slow
+    // reader, closed at a hand-over as at a plain stop), until the final revision.
+    let target = RevisionTarget()
+    let readers = watchers.enumerated().map { index, watcher in
+      Task { () -> (seen: [Int64], problems: [String]) in
+        var seen: [Int64] = []
+        var problems: [String] = []
+        var progress = ContinuousClock.now
+        do {
+          while (seen.last ?? watcher.from) < target.revision {
+            // Short waits, so that the target set at the end is seen.
+            guard let message = try await watcher.socket.poll(seconds: 0.2) else {
+              if ContinuousClock.now - progress > .seconds(20) {
+                throw HarnessError("no notification for 20 s after revision \(seen.last ?? watcher.from)")
+              }
+              continue
+            }
+            progress = .now
+            guard message["method"] == "state.changed", let revision = message["params"]?["revision"]?.intValue else { continue }
+            if message["params"]?["subscription"]?.intValue != watcher.subscription { problems.append("watcher \(index): another subscription") }
+            if message["params"]?["resync"] != nil { problems.append("watcher \(index): a resync at revision \(revision)") }
+            seen.append(revision)
+          }
+        } catch {
+          problems.append("watcher \(index): \(error)")
+        }
+        return (seen, problems)
+      }
+    }
+    let stop = StopFlag()
+    let callers = (0..<Self.clients).map { index in
+      Task { () -> CallerRecord in
+        var record = CallerRecord()
+        do {
+          let socket = try LineSocket(path: daemon.socket)
+          var id: Int64 = 0
+          while !stop.isSet {
+            id += 1
+            let sent = ContinuousClock.now
+            socket.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"intent.call","params":{"intent":"addButtonTapped"}}"#)
+            let reply = try await socket.message("client \(index)'s reply to request \(id)")
+            record.longestWait = max(record.longestWait, .now - sent)
+            guard reply["id"]?.intValue == id, let revision = reply["result"]?["revision"]?.intValue else {
+              record.failures.append("request \(id): \(reply)")
+              break
+            }
+            record.revisions.append(revision)
+          }
+        } catch {
+          record.failures.append("\(error)")
+        }
+        return record
+      }
+    }
+
+    var handOverTimes: [Duration] = []
+    for cycle in 1...Self.cycles {
+      try await Task.sleep(for: .milliseconds(300))
+      let started = ContinuousClock.now
+      try await daemon.terminate()
+      let stored = notify.storedDescriptors
+      try await daemon.start(passingAll: stored.map { (descriptor: $0.descriptor, name: $0.name) })
+      try await eventually("hand-over \(cycle): the next process to take every connection: \(notify.storedDescriptors.map(\.name))") {
+        notify.storedDescriptors.map(\.name) == ["socket"]
+      }
+      handOverTimes.append(.now - started)
+      #expect(stored.filter { $0.name.hasPrefix("connection-") }.count == Self.clients + Self.watchers, "hand-over \(cycle): \(stored.map(\.name))")
+    }
+    try await Task.sleep(for: .milliseconds(300))
+    stop.set()
+    var records: [CallerRecord] = []
+    for caller in callers { records.append(await caller.value) }
+
+    let acknowledged = records.flatMap(\.revisions)
+    let failures = records.flatMap(\.failures)
+    #expect(failures.isEmpty, "\(failures)")
+    #expect(Set(acknowledged).count == acknowledged.count, "an intent was answered twice or two shared a revision")
+    let status = try await daemon.connect().call("daemon.status")
+    let final = status["revision"]?.intValue ?? -1
+    #expect(status["generation"]?.intValue == Int64(Self.cycles), "\(status)")
+    // No intent ran without its answer, none twice: each acknowledged one is a counter.
+    let counters = try await daemon.connect().call("state.get", ["path": "/counters"])["value"]?.arrayValue?.count ?? -1
+    #expect(counters == acknowledged.count, "\(counters) counters for \(acknowledged.count) acknowledged intents")
+    #expect(acknowledged.max() == final)
+    // Every watcher got every revision after its first, once, in order, as patches.
+    target.revision = final
+    for (index, reader) in readers.enumerated() {
+      let (seen, problems) = await reader.value
+      #expect(problems.isEmpty, "\(problems)")
+      let from = watchers[index].from
+      let expected = from < final ? Array((from + 1)...final) : []
+      if seen != expected {
+        let missing = Set(expected).subtracting(seen).sorted()
+        Issue.record("watcher \(index) got \(seen.count) revisions for \(expected.count): missing \(missing.prefix(10)), repeated or out of order elsewhere")
+      }
+    }
+    let longest = records.map(\.longestWait).max() ?? .zero
+    print(
+      "hand-over under load: \(Self.cycles) hand-overs, \(Self.clients) clients, \(Self.watchers) watchers, \(acknowledged.count) intents acknowledged, "
+        + "revision \(final); the longest wait for a reply \(longest); stop to the next process serving every connection: "
+        + handOverTimes.map { "\($0)" }.joined(separator: ", "))
+  }
+}
+
+/// The revision the watchers read up to, set once it is known.
+final class RevisionTarget: Sendable {
+  private let value = Atomic<Int64>(.max)
+  var revision: Int64 {
+    get { value.load(ordering: .relaxed) }
+    set { value.store(newValue, ordering: .relaxed) }
+  }
 }
 
 /// A client's connection read line by line, that tells when the daemon ended it.
@@ -86,18 +234,32 @@ final class LineSocket: @unchecked Sendable {
   func message(_ what: String) async throws -> JSONValue {
     try await withDeadline(what, seconds: 20) {
       while true {
-        if let newline = self.buffered.firstIndex(of: UInt8(ascii: "\n")) {
-          let line = Array(self.buffered[..<newline])
-          self.buffered.removeFirst(newline + 1)
-          return try JSONValue(parsing: line)
-        }
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        let count = chunk.withUnsafeMutableBytes { recv(self.socket.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-        if count == 0 {
-          self.ended = true
-          throw HarnessError("the connection ended while waiting for \(what)")
-        }
-        if count > 0 { self.buffered += chunk[..<count] } else { try await Task.sleep(for: .milliseconds(5)) }
+        if let message = try await self.poll(seconds: 1) { return message }
+      }
+    }
+  }
+
+  /// The next line as JSON, or nil when none is whole within `seconds`; throws when the
+  /// connection ended.
+  func poll(seconds: Double) async throws -> JSONValue? {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while true {
+      if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
+        let line = Array(buffered[..<newline])
+        buffered.removeFirst(newline + 1)
+        return try JSONValue(parsing: line)
+      }
+      var chunk = [UInt8](repeating: 0, count: 65_536)
+      let count = chunk.withUnsafeMutableBytes { recv(socket.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+      if count == 0 {
+        ended = true
+        throw HarnessError("the connection ended")
+      }
+      if count > 0 {
+        buffered += chunk[..<count]
+      } else {
+        guard ContinuousClock.now < deadline else { return nil }
+        try await Task.sleep(for: .milliseconds(5))
       }
     }
   }
