@@ -44,6 +44,10 @@ enum ConnectionHandOver {
     for entry in entries {
       _ = try? await entry.channel.eventLoop.submit {
         try? entry.channel.pipeline.syncOperations.handler(type: HandOverGate.self).close()
+        // And the read already asked of the socket is called off: what it would bring
+        // after the connection's state is taken would be lost (the gate keeps only what
+        // comes before).
+        try? entry.channel.syncOptions?.setOption(.autoRead, value: false)
       }.get()
     }
     let deadline = ContinuousClock.now + pauseLimit

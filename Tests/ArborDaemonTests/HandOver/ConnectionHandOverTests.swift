@@ -72,6 +72,8 @@ import Testing
   static let cycles = environment("ARBOR_HANDOVER_CYCLES", 3)
   static let clients = environment("ARBOR_HANDOVER_CLIENTS", 8)
   static let watchers = environment("ARBOR_HANDOVER_WATCHERS", 8)
+  /// Milliseconds a client waits between a reply and its next call (`ARBOR_HANDOVER_THINK_MS`, else 0).
+  static let think = environment("ARBOR_HANDOVER_THINK_MS", 0)
 
   static func environment(_ name: String, _ fallback: Int) -> Int {
     ProcessInfo.processInfo.environment[name].flatMap { Int($0) } ?? fallback
@@ -149,6 +151,7 @@ import Testing
               break
             }
             record.revisions.append(revision)
+            if Self.think > 0 { try await Task.sleep(for: .milliseconds(Self.think)) }
           }
         } catch {
           record.failures.append("\(error)")
@@ -200,7 +203,8 @@ import Testing
     }
     let longest = records.map(\.longestWait).max() ?? .zero
     print(
-      "hand-over under load: \(Self.cycles) hand-overs, \(Self.clients) clients, \(Self.watchers) watchers, \(acknowledged.count) intents acknowledged, "
+      "hand-over under load: \(Self.cycles) hand-overs, \(Self.clients) clients (\(Self.think) ms between calls), \(Self.watchers) watchers, "
+        + "\(acknowledged.count) intents acknowledged, "
         + "revision \(final); the longest wait for a reply \(longest); stop to the next process serving every connection: "
         + handOverTimes.map { "\($0)" }.joined(separator: ", "))
   }
