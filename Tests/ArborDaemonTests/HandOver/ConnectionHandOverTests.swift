@@ -74,6 +74,9 @@ import Testing
   static let watchers = environment("ARBOR_HANDOVER_WATCHERS", 8)
   /// Milliseconds a client waits between a reply and its next call (`ARBOR_HANDOVER_THINK_MS`, else 0).
   static let think = environment("ARBOR_HANDOVER_THINK_MS", 0)
+  /// Counter rows added before the clients start (`ARBOR_HANDOVER_ROWS`, else 0): each
+  /// row is two models.
+  static let rows = environment("ARBOR_HANDOVER_ROWS", 0)
 
   static func environment(_ name: String, _ fallback: Int) -> Int {
     ProcessInfo.processInfo.environment[name].flatMap { Int($0) } ?? fallback
@@ -95,11 +98,29 @@ import Testing
     try await daemon.start()
     try await eventually("the daemon to store its socket") { notify.storedDescriptors.contains { $0.name == "socket" } }
 
-    // Root watchers, each from the revision its reply names.
+    // A large tree first, when asked for, in batches of a thousand intents.
+    do {
+      let filler = try LineSocket(path: daemon.socket)
+      var filled = 0
+      while filled < Self.rows {
+        let count = min(1_000, Self.rows - filled)
+        let calls = (0..<count).map { #"{"jsonrpc":"2.0","id":\#($0 + 1),"method":"intent.call","params":{"intent":"addButtonTapped"}}"# }
+        filler.send("[" + calls.joined(separator: ",") + "]")
+        let replies = try await filler.message("the replies to \(count) intents")
+        #expect(replies.arrayValue?.count == count)
+        filled += count
+      }
+    }
+    let client = try await daemon.connect()
+    let start = try await client.call("daemon.status")["revision"]?.intValue ?? 0
+    client.close()
+
+    // Root watchers from the revision now (their replies carry no value: the tree may be
+    // large), each from the revision its reply names.
     var watchers: [(socket: LineSocket, subscription: Int64, from: Int64)] = []
     for index in 0..<Self.watchers {
       let socket = try LineSocket(path: daemon.socket)
-      socket.send(#"{"jsonrpc":"2.0","id":1,"method":"state.watch"}"#)
+      socket.send(#"{"jsonrpc":"2.0","id":1,"method":"state.watch","params":{"since":\#(start)}}"#)
       let reply = try await socket.message("watcher \(index)'s reply")
       let subscription = try #require(reply["result"]?["subscription"]?.intValue, "\(reply)")
       watchers.append((socket, subscription, reply["result"]?["revision"]?.intValue ?? -1))
@@ -187,7 +208,7 @@ import Testing
     #expect(status["generation"]?.intValue == Int64(Self.cycles), "\(status)")
     // No intent ran without its answer, none twice: each acknowledged one is a counter.
     let counters = try await daemon.connect().call("state.get", ["path": "/counters"])["value"]?.arrayValue?.count ?? -1
-    #expect(counters == acknowledged.count, "\(counters) counters for \(acknowledged.count) acknowledged intents")
+    #expect(counters == acknowledged.count + Self.rows, "\(counters) counters for \(acknowledged.count) acknowledged intents and \(Self.rows) rows before")
     #expect(acknowledged.max() == final)
     // Every watcher got every revision after its first, once, in order, as patches.
     target.revision = final
@@ -204,7 +225,7 @@ import Testing
     let longest = records.map(\.longestWait).max() ?? .zero
     print(
       "hand-over under load: \(Self.cycles) hand-overs, \(Self.clients) clients (\(Self.think) ms between calls), \(Self.watchers) watchers, "
-        + "\(acknowledged.count) intents acknowledged, "
+        + "\(Self.rows) rows before, \(acknowledged.count) intents acknowledged, "
         + "revision \(final); the longest wait for a reply \(longest); stop to the next process serving every connection: "
         + handOverTimes.map { "\($0)" }.joined(separator: ", "))
   }
