@@ -98,12 +98,12 @@ import Testing
     try await daemon.start()
     try await eventually("the daemon to store its socket") { notify.storedDescriptors.contains { $0.name == "socket" } }
 
-    // A large tree first, when asked for, in batches of a thousand intents.
+    // A large tree first, when asked for, in batches of 250 intents.
     do {
       let filler = try LineSocket(path: daemon.socket)
       var filled = 0
       while filled < Self.rows {
-        let count = min(1_000, Self.rows - filled)
+        let count = min(250, Self.rows - filled)
         let calls = (0..<count).map { #"{"jsonrpc":"2.0","id":\#($0 + 1),"method":"intent.call","params":{"intent":"addButtonTapped"}}"# }
         filler.send("[" + calls.joined(separator: ",") + "]")
         let replies = try await filler.message("the replies to \(count) intents")
