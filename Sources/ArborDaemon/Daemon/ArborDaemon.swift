@@ -452,7 +452,7 @@ extension ArborDaemon {
       standby.insert(.init(service: EventFollower(store: relay, after: eventsAfter, hub: parts.hub, logger: logger)), at: 1)
     }
     leadership.standbyServes()
-    try await parts.run(parts.services(listening: {}, standby: standby), leadership: leadership)
+    try await parts.run(parts.services(listening: {}, standby: standby, leadership: leadership), leadership: leadership)
   }
 
   /// Takes the state directory's lock. A lock that this very process holds is waited for a

@@ -149,7 +149,7 @@ final class DaemonParts: Sendable {
           .init(service: HTTPListener(parts: self, address: options.http, adopted: adoptedHTTP, allowRemote: options.httpAllowRemote)))
       }
     #endif
-    services.append(.init(service: SocketServer(parts: self, listening: listening), successTerminationBehavior: .gracefullyShutdownGroup))
+    services.append(.init(service: SocketServer(parts: self, listening: listening, leadership: leadership), successTerminationBehavior: .gracefullyShutdownGroup))
     return services
   }
 

@@ -22,6 +22,9 @@ struct SocketServer: Service, CustomStringConvertible {
   let parts: DaemonParts
   /// Called once the socket listens (in-process hosts wait for it).
   let listening: @Sendable () -> Void
+  /// Whether the services end because the daemon stops (its connections may then go to
+  /// the next process) or because the lead changed hands (the process goes on serving).
+  var leadership: Leadership? = nil
 
   func run() async throws {
     let (serverChannel, kept) = try await bind()
@@ -103,6 +106,14 @@ struct SocketServer: Service, CustomStringConvertible {
     return (channel, kept)
   }
 
+  /// The daemon is stopping, not changing roles: a leader that lost the lead goes on as a
+  /// standby in this process, and its connections must not wait in the service manager's
+  /// store for a next process.
+  private var isExiting: Bool {
+    guard let state = leadership?.state else { return true }
+    return state == .stopping || state == .stopped
+  }
+
   /// Stopping: no new clients. Running intents finish (10 s at most), the journal is
   /// written and a snapshot saved, then every connection writes what it has queued and
   /// closes; those that cannot in time (a client that does not read) are closed.
@@ -110,7 +121,8 @@ struct SocketServer: Service, CustomStringConvertible {
     let logger = parts.logger
     // Handing over: the lines each connection has read are answered first; nothing more is
     // read here.
-    if parts.handsOverConnections { await ConnectionHandOver.pause(parts) }
+    let handsOver = parts.handsOverConnections && isExiting
+    if handsOver { await ConnectionHandOver.pause(parts) }
     logger.info("stopping: waiting for \(parts.stats.intentsInFlight) running intents")
     parts.handler.stopping.store(true, ordering: .releasing)
     parts.serving.store(false, ordering: .relaxed)
@@ -130,7 +142,7 @@ struct SocketServer: Service, CustomStringConvertible {
     // A leader's connections go to the next process with the revision it saved.
     // Their sockets stay open in the service manager's store; closing them here ends
     // nothing for their clients. The others end as at a plain stop.
-    if parts.handsOverConnections && parts.journal.standby == nil {
+    if handsOver && parts.journal.standby == nil {
       _ = await ConnectionHandOver.handOver(parts, revision: parts.host.revision)
     }
     parts.connections.finishAll()
