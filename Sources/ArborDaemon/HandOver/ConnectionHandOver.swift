@@ -14,7 +14,7 @@ import Synchronization
 /// a client stays connected across a restart, its watches go on from the revision after
 /// the last one it got, and what it sent meanwhile is answered by the next process.
 ///
-/// At stop (``pause(_:)``, then after the final snapshot ``handOver(_:revision:)``):
+/// At stop (``pause(_:)``, then after the final snapshot ``handOver(_:)``):
 /// every connection's ``HandOverGate`` closes, so nothing more is read; the lines already
 /// read are handled and answered here; each connection's output is written out; then its
 /// socket is stored as `connection-N` with its watches and unhandled input in the
@@ -27,7 +27,7 @@ import Synchronization
 /// ```swift
 /// await ConnectionHandOver.pause(parts)
 /// try await parts.journal.saveFinalSnapshot()
-/// let handed = await ConnectionHandOver.handOver(parts, revision: parts.host.revision)
+/// let handed = await ConnectionHandOver.handOver(parts)
 /// ```
 enum ConnectionHandOver {
   /// How long the lines already read may take to be answered.
@@ -78,7 +78,7 @@ enum ConnectionHandOver {
   /// Writes out each connection's output, then stores its socket and, in one memory file,
   /// every stored connection's state. Returns how many connections were handed over; the
   /// others are closed by the caller.
-  static func handOver(_ parts: DaemonParts, revision: UInt64) async -> Int {
+  static func handOver(_ parts: DaemonParts) async -> Int {
     let entries = parts.connections.all
     let room = parts.notifier.descriptorStoreSize - 2  // the listening socket and the state
     guard room > 0, !entries.isEmpty else { return 0 }

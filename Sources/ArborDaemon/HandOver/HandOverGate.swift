@@ -6,11 +6,11 @@ import NIOCore
 /// Serving, it passes everything on. At a hand-over it is closed: it asks the socket for
 /// nothing more (what the client sends after that waits in the kernel for the next
 /// process) and keeps what a read already under way brings (``held``). In the next
-/// process it passes on first what the previous one had read but not handled
-/// (`input`), before anything of the socket's.
+/// process a handed-over connection's gate starts closed, and ``open()`` passes on first
+/// what the previous process had read but not handled, then the socket's.
 ///
 /// ```swift
-/// try pipeline.addHandler(HandOverGate(input: handed.input))
+/// try pipeline.addHandler(HandOverGate(handedOver: handed?.input))
 /// ```
 final class HandOverGate: ChannelDuplexHandler, RemovableChannelHandler {
   typealias InboundIn = ByteBuffer
@@ -19,19 +19,19 @@ final class HandOverGate: ChannelDuplexHandler, RemovableChannelHandler {
   typealias OutboundOut = ByteBuffer
 
   private var isClosed: Bool
-  /// What came in after the gate closed.
-  private(set) var held: [UInt8] = []
-  /// What the previous process had read and not handled; passed on once the gate opens.
-  private var input: [UInt8]
+  /// What came in while the gate was closed; for a handed-over connection, what the
+  /// previous process had read and not handled comes first.
+  private(set) var held: [UInt8]
   /// A read the pipeline asked for while the gate was closed.
   private var readPending = false
   private var context: ChannelHandlerContext?
 
-  /// A gate that is open, or (for a connection handed over, whose watches are registered
-  /// with the others' before any of them is served) closed until ``open()``.
-  init(input: [UInt8] = [], closed: Bool = false) {
-    self.input = input
-    self.isClosed = closed
+  /// An open gate, or with `input` (a connection handed over, whose watches are registered
+  /// with the others' before any of them is served) a closed one holding that input until
+  /// ``open()``.
+  init(handedOver input: [UInt8]? = nil) {
+    self.isClosed = input != nil
+    self.held = input ?? []
   }
 
   func handlerAdded(context: ChannelHandlerContext) { self.context = context }
@@ -41,12 +41,11 @@ final class HandOverGate: ChannelDuplexHandler, RemovableChannelHandler {
   /// Reads nothing more from the socket; what arrives from a read under way is kept.
   func close() { isClosed = true }
 
-  /// Serves the connection: what the previous process had read first, then the socket's.
+  /// Serves the connection: what it held first, then the socket's.
   func open() {
     guard isClosed, let context else { return }
     isClosed = false
-    let bytes = input + held
-    input = []
+    let bytes = held
     held = []
     if !bytes.isEmpty {
       context.fireChannelRead(wrapInboundOut(context.channel.allocator.buffer(bytes: bytes)))
@@ -56,16 +55,6 @@ final class HandOverGate: ChannelDuplexHandler, RemovableChannelHandler {
       readPending = false
       context.read()
     }
-  }
-
-  func channelActive(context: ChannelHandlerContext) {
-    context.fireChannelActive()
-    // Before the socket's first read: the channel reads once this event has gone through.
-    guard !isClosed, !input.isEmpty else { return }
-    let bytes = input
-    input = []
-    context.fireChannelRead(wrapInboundOut(context.channel.allocator.buffer(bytes: bytes)))
-    context.fireChannelReadComplete()
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -119,9 +119,10 @@ struct SocketServer: Service, CustomStringConvertible {
   /// closes; those that cannot in time (a client that does not read) are closed.
   private func drain() async {
     let logger = parts.logger
-    // Handing over: the lines each connection has read are answered first; nothing more is
-    // read here.
-    let handsOver = parts.handsOverConnections && isExiting
+    // Handing over (a leader that exits): the lines each connection has read are answered
+    // first; nothing more is read here. A standby has no revision of its own to hand over
+    // with: its connections end as at a plain stop.
+    let handsOver = parts.handsOverConnections && isExiting && parts.journal.standby == nil
     if handsOver { await ConnectionHandOver.pause(parts) }
     logger.info("stopping: waiting for \(parts.stats.intentsInFlight) running intents")
     parts.handler.stopping.store(true, ordering: .releasing)
@@ -139,12 +140,10 @@ struct SocketServer: Service, CustomStringConvertible {
         logger.error("the final snapshot could not be saved: \(error)")
       }
     }
-    // A leader's connections go to the next process with the revision it saved.
-    // Their sockets stay open in the service manager's store; closing them here ends
-    // nothing for their clients. The others end as at a plain stop.
-    if handsOver && parts.journal.standby == nil {
-      _ = await ConnectionHandOver.handOver(parts, revision: parts.host.revision)
-    }
+    // The connections go to the next process with the revision saved. Their sockets stay
+    // open in the service manager's store; closing them here ends nothing for their
+    // clients. The others end as at a plain stop.
+    if handsOver { _ = await ConnectionHandOver.handOver(parts) }
     parts.connections.finishAll()
     _ = await parts.connections.waitUntilEmpty(until: .now + .milliseconds(500))
     parts.connections.closeAll()

@@ -46,7 +46,7 @@ import Testing
     #expect(stored.contains { $0.name == "handover" }, "\(stored.map(\.name))\n\(daemon.log)")
     caller.send(#"ams":{"intent":"addButtonTapped"}}"#)
 
-    try await daemon.start(passingAll: stored.map { (descriptor: $0.descriptor, name: $0.name) })
+    try await daemon.start(passingAll: stored)
     #expect(daemon.processID != firstProcess)
     let reply = try await caller.message("the reply of the next process to the request sent across the restart")
     #expect(reply["id"] == 3 && reply["result"]?["revision"] == 2, "\(reply)")
@@ -187,7 +187,7 @@ import Testing
       let started = ContinuousClock.now
       try await daemon.terminate()
       let stored = notify.storedDescriptors
-      try await daemon.start(passingAll: stored.map { (descriptor: $0.descriptor, name: $0.name) })
+      try await daemon.start(passingAll: stored)
       try await eventually("hand-over \(cycle): the next process to take every connection: \(notify.storedDescriptors.map(\.name))") {
         notify.storedDescriptors.map(\.name) == ["socket"]
       }

@@ -40,7 +40,7 @@ import Testing
   }
 
   @Test func aHandedOverConnectionIsServedItsInputFirstWhenItsGateOpens() throws {
-    let gate = HandOverGate(input: Array("{\"id\":3,\"me".utf8), closed: true)
+    let gate = HandOverGate(handedOver: Array("{\"id\":3,\"me".utf8))
     let (channel, reads, recorder) = try makeChannel(gate)
     _ = channel.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 1))
     channel.pipeline.read()

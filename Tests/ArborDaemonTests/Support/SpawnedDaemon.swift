@@ -35,12 +35,13 @@ final class SpawnedDaemon: Sendable {
   /// descriptor as file descriptor 3 with `LISTEN_FDS=1`, `LISTEN_FDNAMES=name` and its own
   /// pid as `LISTEN_PID`, as systemd passes a socket (a shell sets the pid and execs it).
   func start(passing: (descriptor: Int32, name: String)? = nil) async throws {
-    try await start(passingAll: passing.map { [$0] } ?? [])
+    try await start(passingAll: passing.map { [(name: $0.name, descriptor: $0.descriptor)] } ?? [])
   }
 
   /// Starts the daemon with `passed` as file descriptors 3, 4, … in order, named in
   /// `LISTEN_FDNAMES`, as systemd passes what its descriptor store keeps.
-  func start(passingAll passed: [(descriptor: Int32, name: String)]) async throws {
+  /// `passed` as ``NotifyListener/storedDescriptors`` lists them.
+  func start(passingAll passed: [(name: String, descriptor: Int32)]) async throws {
     ProcessSlots.expectHeld("counterfactd")
     // Copies above the range they go to, so that no move overwrites one still to move.
     let high = passed.map { fcntl($0.descriptor, F_DUPFD_CLOEXEC, 64 + Int32(passed.count)) }
