@@ -130,6 +130,16 @@ final class WebSocketTestClient: @unchecked Sendable {
 
   /// Sends one frame; `masked: false` sends it without a mask, as a client must not.
   func sendFrame(opcode: UInt8, payload: [UInt8], final: Bool = true, masked: Bool = true) async throws {
+    try await sendBytes(Self.frame(opcode: opcode, payload: payload, final: final, masked: masked))
+  }
+
+  /// Sends bytes as they are, in one write: several frames arrive together this way.
+  func sendBytes(_ bytes: [UInt8]) async throws {
+    try await outbound.write(ByteBuffer(bytes: bytes))
+  }
+
+  /// One frame's bytes, masked unless `masked` is false.
+  static func frame(opcode: UInt8, payload: [UInt8], final: Bool = true, masked: Bool = true) -> [UInt8] {
     var frame: [UInt8] = [(final ? 0x80 : 0) | opcode]
     let count = payload.count
     let maskBit: UInt8 = masked ? 0x80 : 0
@@ -141,14 +151,11 @@ final class WebSocketTestClient: @unchecked Sendable {
       frame.append(maskBit | 127)
       for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((count >> shift) & 0xFF)) }
     }
-    guard masked else {
-      try await outbound.write(ByteBuffer(bytes: frame + payload))
-      return
-    }
+    guard masked else { return frame + payload }
     let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
     frame += mask
     frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
-    try await outbound.write(ByteBuffer(bytes: frame))
+    return frame
   }
 
   /// The next frame that is not a ping (pings are answered), within `seconds`.

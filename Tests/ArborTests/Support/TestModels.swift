@@ -23,6 +23,23 @@ final class Tally: Sendable {
   var isRaised: Bool { flag.load(ordering: .acquiring) }
 }
 
+/// The highest number one task has seen, read by another.
+final class Highest: Sendable {
+  private let highest = Atomic<Int>(Int.min)
+
+  /// Raises the number to `value` when that is higher.
+  func raise(to value: Int) {
+    var current = highest.load(ordering: .relaxed)
+    while value > current {
+      let (exchanged, original) = highest.compareExchange(expected: current, desired: value, ordering: .relaxed)
+      if exchanged { return }
+      current = original
+    }
+  }
+
+  var value: Int { highest.load(ordering: .relaxed) }
+}
+
 @Model struct Leaf {
   var value = 0
   var label = ""
