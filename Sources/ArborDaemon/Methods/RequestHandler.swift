@@ -457,8 +457,13 @@ final class RequestHandler: Sendable {
 
   /// A result as the JSON of a reply.
   static func encode<Result: Encodable>(_ result: Result) throws(RPCError) -> JSONValue {
+    // The JSON values in a result (the state, an intent's result, a request's own values)
+    // were encoded or parsed already, which let no non-finite number in: a whole tree is
+    // not walked again, on the event loop, to look for one.
+    var encoder = JSONValueEncoder()
+    encoder.trustsJSONValues = true
     do {
-      return try JSONValueEncoder().encode(result)
+      return try encoder.encode(result)
     } catch {
       throw RPCError.internalError("the reply could not be encoded: \(error)")
     }

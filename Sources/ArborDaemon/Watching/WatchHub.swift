@@ -507,8 +507,12 @@ final class WatchHub: Sendable {
   /// a resync, a closed watch). Nil, and logged, when they do not encode, which the hub's
   /// values (JSON it read or built) cannot cause.
   private func notificationLine<Definition: ArborNotificationDefinition>(_ definition: Definition.Type, _ params: Definition.Params) -> [UInt8]? {
+    // A resync holds the state: the hub's own values are not walked again for a
+    // non-finite number (``JSONValueEncoder/trustsJSONValues``).
+    var encoder = JSONValueEncoder()
+    encoder.trustsJSONValues = true
     do {
-      return NotificationBytes.notification(Definition.notification.rawValue, try JSONValueEncoder().encode(params))
+      return NotificationBytes.notification(Definition.notification.rawValue, try encoder.encode(params))
     } catch {
       logger.error("the params of a \(Definition.notification.rawValue) notification could not be encoded: \(error)")
       return nil

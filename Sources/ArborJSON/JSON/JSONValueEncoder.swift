@@ -29,6 +29,12 @@ public struct JSONValueEncoder: Sendable {
   /// ```
   public var substitute: (@Sendable (any Encodable) -> JSONValue?)?
 
+  /// Whether a `JSONValue` inside the value is taken as it is, without a walk through it
+  /// for a non-finite number: for values that were parsed or encoded by this package
+  /// (neither lets one in). On a large tree the walk costs about as much as the rest of
+  /// the encoding: a daemon's reply holding its whole state does not repeat it.
+  package var trustsJSONValues = false
+
   /// An encoder with no `userInfo`.
   ///
   /// ```swift
@@ -47,13 +53,14 @@ public struct JSONValueEncoder: Sendable {
   /// ```
   public func encode<T: Encodable>(_ value: T) throws -> JSONValue {
     do {
-      if let primitive = try _JSONPrimitive.encode(value) { return primitive }
+      if let primitive = try _JSONPrimitive.encode(value, trusting: trustsJSONValues) { return primitive }
     } catch {
       throw error.encodingError(codingPath: [])
     }
     if let substitute, let replacement = substitute(value) { return replacement }
     let encoder = _JSONValueEncoderImpl(userInfo: userInfo, codingPath: [])
     encoder.substitute = substitute
+    encoder.trustsJSONValues = trustsJSONValues
     try value.encode(to: encoder)
     return encoder.storage.finish()
   }
@@ -90,7 +97,8 @@ enum _JSONPrimitive {
   ///
   /// Types are compared before anything is cast, so other types cost a few comparisons.
   @inline(__always)
-  static func encode<T: Encodable>(_ value: T) throws(_JSONUnencodable) -> JSONValue? {
+  /// A `JSONValue` is looked through for non-finite numbers unless `trusting`.
+  static func encode<T: Encodable>(_ value: T, trusting: Bool = false) throws(_JSONUnencodable) -> JSONValue? {
     if T.self == String.self { return .string(_identity(value, as: String.self)) }
     if T.self == Int.self { return .int(Int64(_identity(value, as: Int.self))) }
     if T.self == Bool.self { return .bool(_identity(value, as: Bool.self)) }
@@ -100,7 +108,7 @@ enum _JSONPrimitive {
       let json = _identity(value, as: JSONValue.self)
       // Non-finite numbers go the long way round, through `rarer`'s "no fast path", which
       // fails at the right path.
-      if json.isFinite { return json }
+      if trusting || json.isFinite { return json }
     }
     return try rarer(value)
   }
@@ -364,6 +372,8 @@ final class _JSONValueEncoderImpl: Encoder {
   @exclusivity(unchecked) var path: _JSONCodingPath
   let sendableUserInfo: [CodingUserInfoKey: any Sendable]
   var substitute: (@Sendable (any Encodable) -> JSONValue?)?
+  /// ``JSONValueEncoder/trustsJSONValues``.
+  var trustsJSONValues = false
 
   init(userInfo: [CodingUserInfoKey: any Sendable], codingPath: [any CodingKey]) {
     self.sendableUserInfo = userInfo
@@ -407,7 +417,7 @@ final class _JSONValueEncoderImpl: Encoder {
   @inline(__always)
   func encode<T: Encodable>(_ value: T, depth: Int, extra: [any CodingKey], key: any CodingKey) throws -> JSONValue {
     do {
-      if let primitive = try _JSONPrimitive.encode(value) { return primitive }
+      if let primitive = try _JSONPrimitive.encode(value, trusting: trustsJSONValues) { return primitive }
     } catch {
       throw error.encodingError(codingPath: path.path(depth: depth, extra: extra, appending: key))
     }
@@ -419,7 +429,7 @@ final class _JSONValueEncoderImpl: Encoder {
   /// Encodes a value at the current path (through a single-value container).
   func encodeHere<T: Encodable>(_ value: T) throws -> JSONValue {
     do {
-      if let primitive = try _JSONPrimitive.encode(value) { return primitive }
+      if let primitive = try _JSONPrimitive.encode(value, trusting: trustsJSONValues) { return primitive }
     } catch {
       throw error.encodingError(codingPath: path.keys)
     }

@@ -289,6 +289,25 @@ func pathStrings(_ path: [any CodingKey]) -> [String] {
     #expect(throws: EncodingError.self) { try JSONValueEncoder().encode(["a": JSONValue.double(.infinity)]) }
   }
 
+  /// A daemon's reply holding its state takes the state's `JSONValue` as it is (it was
+  /// encoded once already); a plain `Double` is still checked.
+  @Test func aTrustingEncoderTakesJSONValuesAsTheyAreAndStillChecksNumbers() throws {
+    struct Reply: Encodable {
+      var revision: UInt64
+      var value: JSONValue
+    }
+    var trusting = JSONValueEncoder()
+    trusting.trustsJSONValues = true
+    let state: JSONValue = ["rows": [["count": 1], ["count": 2.5]]]
+    #expect(try trusting.encode(Reply(revision: 3, value: state)) == ["revision": 3, "value": state])
+    // What it no longer looks for: the default encoder refuses this value, the trusting
+    // one does not walk it.
+    let unchecked = Reply(revision: 1, value: ["x": .double(.nan)])
+    #expect(throws: EncodingError.self) { try JSONValueEncoder().encode(unchecked) }
+    #expect(try trusting.encode(unchecked).objectValue?["revision"] == 1)
+    #expect(throws: EncodingError.self) { try trusting.encode(["a": Double.infinity]) }
+  }
+
   @Test func codingPathsAndUserInfoReachTheValues() throws {
     struct Probe: Encodable {
       func encode(to encoder: any Encoder) throws {
