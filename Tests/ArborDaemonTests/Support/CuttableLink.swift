@@ -19,14 +19,55 @@ import Synchronization
 /// ```
 final class CuttableLink: Sendable {
   let port: Int
-  private let listener: Int32
-  private struct State {
-    var cut = false
-    var closed = false
-    /// Each connection: the client's and the server's descriptors.
-    var pairs: [(client: Int32, server: Int32)] = []
+  private let shared: Shared
+
+  /// What the link's threads share: whether it is cut, and its connections.
+  private final class Shared: Sendable {
+    let listener: Int32
+    let cut = Atomic<Bool>(false)
+    let connections = Mutex<[Connection]>([])
+
+    init(listener: Int32) { self.listener = listener }
   }
-  private let state = Mutex(State())
+
+  /// One connection through the link: the client's and the server's descriptors, owned by
+  /// its two pumps. Neither is closed while a pump may still use it (the last pump out
+  /// closes both): a descriptor closed under a pump is soon another connection's, and the
+  /// old pump would read that connection's bytes and lose them.
+  private final class Connection: Sendable {
+    let client: Int32
+    let server: Int32
+    /// The server noticed the client gone: its side is shut down; the client's side
+    /// stays open and silent until ``reset``.
+    let serverGone = Atomic<Bool>(false)
+    /// The connection ends: with a reset for the client when its server side was gone.
+    let ended = Atomic<Bool>(false)
+    private let pumps = Atomic<Int>(2)
+
+    init(client: Int32, server: Int32) {
+      self.client = client
+      self.server = server
+    }
+
+    /// Ends the connection; both pumps leave within a poll's timeout.
+    func end() {
+      ended.store(true, ordering: .releasing)
+      shutdown(server, Int32(SHUT_RDWR))
+      // The client's side is only shut down for an orderly end; a reset closes it.
+      if !serverGone.load(ordering: .acquiring) { shutdown(client, Int32(SHUT_RDWR)) }
+    }
+
+    /// A pump left; the last one closes both descriptors.
+    func pumpLeft() {
+      guard pumps.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
+      if serverGone.load(ordering: .acquiring) {
+        var reset = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(client, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+      }
+      close(client)
+      close(server)
+    }
+  }
 
   init(to path: String) throws {
     // Every descriptor of the link is closed on exec: a daemon another test starts
@@ -37,10 +78,11 @@ final class CuttableLink: Sendable {
       close(listener)
       throw HarnessError("the link could not listen on loopback: \(errno)")
     }
-    self.listener = listener
     self.port = port
-    Thread.detachNewThread { [self] in
-      while !state.withLock({ $0.closed }) {
+    let shared = Shared(listener: listener)
+    self.shared = shared
+    Thread.detachNewThread {
+      while true {
         var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
         guard poll(&poller, 1, 100) > 0 else { continue }
         let client = accept(listener, nil, nil)
@@ -52,39 +94,46 @@ final class CuttableLink: Sendable {
           close(client)
           continue
         }
-        state.withLock { $0.pairs.append((client, server)) }
-        pump(from: client, to: server)
-        pump(from: server, to: client)
+        let connection = Connection(client: client, server: server)
+        shared.connections.withLock { $0.append(connection) }
+        Self.pump(connection, fromClient: true, shared)
+        Self.pump(connection, fromClient: false, shared)
       }
     }
   }
 
   /// Copies bytes one way until either end closes; holds them while the link is cut.
-  private func pump(from source: Int32, to destination: Int32) {
-    Thread.detachNewThread { [self] in
+  private static func pump(_ connection: Connection, fromClient: Bool, _ shared: Shared) {
+    let (source, destination) = fromClient ? (connection.client, connection.server) : (connection.server, connection.client)
+    Thread.detachNewThread {
+      defer { connection.pumpLeft() }
       var buffer = [UInt8](repeating: 0, count: 65_536)
       while true {
-        let (cut, closed, alive) = state.withLock { state in
-          (state.cut, state.closed, state.pairs.contains { $0.client == source || $0.server == source })
+        if connection.ended.load(ordering: .acquiring) { return }
+        // A server side that is gone sends nothing more; the client's side waits, silent,
+        // for the reset.
+        if connection.serverGone.load(ordering: .acquiring) {
+          if !fromClient { return }
+          usleep(20_000)
+          continue
         }
-        if closed || !alive { return }
-        if cut {
+        if shared.cut.load(ordering: .acquiring) {
           usleep(20_000)
           continue
         }
         var poller = pollfd(fd: source, events: Int16(POLLIN), revents: 0)
         guard poll(&poller, 1, 50) > 0 else { continue }
-        if state.withLock({ $0.cut }) { continue }
+        if shared.cut.load(ordering: .acquiring) || connection.serverGone.load(ordering: .acquiring) { continue }
         let count = read(source, &buffer, buffer.count)
         if count <= 0 {
-          drop(source)
+          connection.end()
           return
         }
         var sent = 0
         while sent < count {
           let written = buffer.withUnsafeBytes { send(destination, $0.baseAddress! + sent, count - sent, Int32(MSG_NOSIGNAL)) }
           if written <= 0 {
-            drop(source)
+            connection.end()
             return
           }
           sent += written
@@ -93,60 +142,37 @@ final class CuttableLink: Sendable {
     }
   }
 
-  /// Closes both ends of the connection `descriptor` belongs to.
-  private func drop(_ descriptor: Int32) {
-    let pair = state.withLock { state -> (client: Int32, server: Int32)? in
-      guard let index = state.pairs.firstIndex(where: { $0.client == descriptor || $0.server == descriptor }) else { return nil }
-      return state.pairs.remove(at: index)
-    }
-    if let pair {
-      shutdown(pair.client, Int32(SHUT_RDWR))
-      close(pair.client)
-      close(pair.server)
-    }
-  }
-
   /// Stops every byte, both ways; nobody is told.
-  func cut() { state.withLock { $0.cut = true } }
+  func cut() { shared.cut.store(true, ordering: .releasing) }
 
   /// The server notices that the clients are gone (its keepalives would): its side of each
   /// connection cut so far is closed, the clients' sides stay open and silent.
   func serverNotices() {
-    let servers = state.withLock { state -> [Int32] in
-      defer { state.pairs = state.pairs.map { ($0.client, -1) } }
-      return state.pairs.map(\.server)
+    for connection in shared.connections.withLock({ $0 }) where !connection.ended.load(ordering: .acquiring) {
+      connection.serverGone.store(true, ordering: .releasing)
+      shutdown(connection.server, Int32(SHUT_RDWR))
     }
-    for server in servers where server >= 0 { close(server) }
   }
 
   /// Lets bytes through again. A connection whose server side is gone is reset, as the
   /// first packet after a real cut would find it.
   func restore() {
-    let stale = state.withLock { state -> [Int32] in
-      let stale = state.pairs.filter { $0.server < 0 }.map(\.client)
-      state.pairs.removeAll { $0.server < 0 }
-      state.cut = false
+    let stale = shared.connections.withLock { connections -> [Connection] in
+      connections.removeAll { $0.ended.load(ordering: .acquiring) }
+      let stale = connections.filter { $0.serverGone.load(ordering: .acquiring) }
+      connections.removeAll { $0.serverGone.load(ordering: .acquiring) }
       return stale
     }
-    for client in stale {
-      var reset = linger(l_onoff: 1, l_linger: 0)
-      setsockopt(client, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
-      close(client)
-    }
+    shared.cut.store(false, ordering: .releasing)
+    for connection in stale { connection.end() }
   }
 
-  deinit {
-    let pairs = state.withLock { state -> [(client: Int32, server: Int32)] in
-      state.closed = true
-      defer { state.pairs = [] }
-      return state.pairs
-    }
-    for pair in pairs {
-      close(pair.client)
-      if pair.server >= 0 { close(pair.server) }
-    }
-    close(listener)
-  }
+  /// How many connections the link has carried that are still open.
+  var openConnections: Int { shared.connections.withLock { $0.filter { !$0.ended.load(ordering: .acquiring) }.count } }
+
+  // No deinit closes the link: Swift may release it after a test's last use of it, while
+  // the daemons it carries still talk through it. Its connections end with their ends;
+  // its listener lives as long as the test process.
 }
 
 extension CuttableLink {

@@ -182,8 +182,11 @@ extension DaemonHarness {
     try await withDeadline("counterfactd to listen on \(socket)", seconds: 30) {
       var pause = 10
       while true {
-        if FileManager.default.fileExists(atPath: socket), let connection = try? await ArborConnection.connect(to: socket) {
-          connection.close()
+        // The probe waits (briefly) for the daemon to close it: the daemon's loops accept
+        // in parallel, so a probe only connected could still be counted among the test's
+        // own clients after they were.
+        if FileManager.default.fileExists(atPath: socket), let probe = try? RawSocket(path: socket) {
+          await probe.finishAndAwaitClose(within: 2)
           return
         }
         try await Task.sleep(for: .milliseconds(pause))

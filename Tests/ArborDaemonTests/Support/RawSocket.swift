@@ -53,5 +53,18 @@ final class RawSocket: @unchecked Sendable {
     }
   }
 
+  /// Ends its output and waits, at most `seconds`, for the peer to close: a daemon has
+  /// then accepted the connection, seen its end and let it go.
+  func finishAndAwaitClose(within seconds: Double) async {
+    shutdown(fd, Int32(SHUT_WR))
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    var byte: UInt8 = 0
+    while ContinuousClock.now < deadline {
+      let count = recv(fd, &byte, 1, Int32(MSG_DONTWAIT))
+      if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { return }
+      if count < 0 { try? await Task.sleep(for: .milliseconds(2)) }
+    }
+  }
+
   deinit { close(fd) }
 }
