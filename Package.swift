@@ -132,6 +132,8 @@ let package = Package(
         "Arbor",
         "ArborJSON",
         "ArborRPC",
+        // An upgrade starts the new process with its own descriptors only (ChildDescriptors).
+        "ArborClient",
         // ConditionLock, for the memory trim's thread (a condition, not a lock of state).
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOCore", package: "swift-nio"),

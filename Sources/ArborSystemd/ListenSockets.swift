@@ -16,6 +16,16 @@ public enum ListenSockets {
     public var descriptor: Int32
     /// `FileDescriptorName=` of the socket unit, or `unknown`.
     public var name: String
+
+    /// A socket passed some other way, under `name`.
+    ///
+    /// ```swift
+    /// let socket = ListenSockets.Socket(descriptor: 3, name: "socket")
+    /// ```
+    public init(descriptor: Int32, name: String) {
+      self.descriptor = descriptor
+      self.name = name
+    }
   }
 
   /// The passed sockets, from file descriptor 3 on; empty without socket activation.

@@ -104,7 +104,10 @@ public struct ArborDaemon<Root: Model>: Sendable {
     // The sockets systemd passed: the daemon's own, and the HTTP listener's if a socket
     // unit named it `http`.
     // A hand-over's connections and state (``ConnectionHandOver``) wait for the socket server.
-    let all = ListenSockets.take()
+    // An upgrade's new process (``DaemonUpgrade``) takes its descriptors from the old one,
+    // and waits for it to exit, before anything else.
+    DaemonUpgrade.recordExecutable()
+    let all = ListenSockets.take() + (try await UpgradeIntake.take(logger: logger))
     HandOverIntake.offer(all.filter { HandOverState.isHandedOver($0.name) })
     let passed = all.filter { !HandOverState.isHandedOver($0.name) }
     let adopted = passed.first { $0.name != "http" }
@@ -142,7 +145,11 @@ public struct ArborDaemon<Root: Model>: Sendable {
     // ends whatever role is served, or the change of role under way.
     let stop = context.stop ?? DaemonStop()
     await stop.attach(leadership)
-    let signals = context.handlingSignals ? [SIGTERM, SIGINT].map { SignalWatch($0) { Task { await stop.trigger() } } } : []
+    var signals = context.handlingSignals ? [SIGTERM, SIGINT].map { SignalWatch($0) { Task { await stop.trigger() } } } : []
+    // SIGUSR2: an upgrade (the binary started again, handed the socket and connections).
+    if context.handlingSignals {
+      signals.append(SignalWatch(SIGUSR2) { Task { if await DaemonUpgrade.begin(logger: logger) { await stop.trigger() } } })
+    }
     defer { signals.forEach { $0.cancel() } }
     var next = leadership.start()
     do {

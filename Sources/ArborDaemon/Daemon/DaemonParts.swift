@@ -210,7 +210,7 @@ final class DaemonParts: Sendable {
     let pipeline = channel.pipeline.syncOperations
     // Under a service manager that keeps descriptors, the connection can be handed over:
     // its gate goes nearest the socket.
-    if handsOverConnections { try pipeline.addHandler(HandOverGate(handedOver: handed?.input)) }
+    if handsOverConnections || handed != nil { try pipeline.addHandler(HandOverGate(handedOver: handed?.input)) }
     try pipeline.addHandler(writer)
     try pipeline.addHandler(LineDecoder(maxLineLength: max(1, options.maxLineBytes)))
     try pipeline.addHandler(RPCLineCodec(logger: logger))

@@ -14,7 +14,7 @@ import Synchronization
 /// a client stays connected across a restart, its watches go on from the revision after
 /// the last one it got, and what it sent meanwhile is answered by the next process.
 ///
-/// At stop (``pause(_:)``, then after the final snapshot ``handOver(_:)``):
+/// At stop (``pause(_:)``, then after the final snapshot ``handOver(_:to:)``):
 /// every connection's ``HandOverGate`` closes, so nothing more is read; the lines already
 /// read are handled and answered here; each connection's output is written out; then its
 /// socket is stored as `connection-N` with its watches and unhandled input in the
@@ -27,7 +27,7 @@ import Synchronization
 /// ```swift
 /// await ConnectionHandOver.pause(parts)
 /// try await parts.journal.saveFinalSnapshot()
-/// let handed = await ConnectionHandOver.handOver(parts)
+/// let handed = await ConnectionHandOver.handOver(parts, to: parts.notifier)
 /// ```
 enum ConnectionHandOver {
   /// How long the lines already read may take to be answered.
@@ -43,7 +43,10 @@ enum ConnectionHandOver {
     let entries = parts.connections.all
     for entry in entries {
       _ = try? await entry.channel.eventLoop.submit {
-        try? entry.channel.pipeline.syncOperations.handler(type: HandOverGate.self).close()
+        let pipeline = entry.channel.pipeline.syncOperations
+        // A daemon that is not under a descriptor store (an upgrade's) adds the gate now.
+        if (try? pipeline.handler(type: HandOverGate.self)) == nil { try? pipeline.addHandler(HandOverGate(), position: .first) }
+        try? pipeline.handler(type: HandOverGate.self).close()
         // And the read already asked of the socket is called off: what it would bring
         // after the connection's state is taken would be lost (the gate keeps only what
         // comes before).
@@ -78,9 +81,9 @@ enum ConnectionHandOver {
   /// Writes out each connection's output, then stores its socket and, in one memory file,
   /// every stored connection's state. Returns how many connections were handed over; the
   /// others are closed by the caller.
-  static func handOver(_ parts: DaemonParts) async -> Int {
+  static func handOver(_ parts: DaemonParts, to keeper: any DescriptorKeeper) async -> Int {
     let entries = parts.connections.all
-    let room = parts.notifier.descriptorStoreSize - 2  // the listening socket and the state
+    let room = keeper.capacity - 2  // the listening socket and the state
     guard room > 0, !entries.isEmpty else { return 0 }
     // What the watches were sent is the hub's revision (``pause(_:)`` waited for it).
     let revision = parts.hub.revision
@@ -95,28 +98,28 @@ enum ConnectionHandOver {
     }
     if captured.count > room {
       parts.logger.warning(
-        "handing over: the service manager keeps \(parts.notifier.descriptorStoreSize) descriptors; \(captured.count - room) connections are closed")
+        "handing over: the next process can take \(keeper.capacity) descriptors; \(captured.count - room) connections are closed")
       captured = Array(captured.prefix(room))
     }
     let descriptors = SocketCookie.descriptors()
     var state = HandOverState(generation: HandOverIntake.generation + 1, revision: revision, connections: [:])
     for connection in captured {
       let name = HandOverState.descriptorName(connection.id)
-      guard let descriptor = descriptors[connection.cookie], parts.notifier.store(descriptor, name: name) else { continue }
+      guard let descriptor = descriptors[connection.cookie], keeper.store(descriptor, name: name) else { continue }
       state.connections[name] = connection.connection
     }
     guard !state.connections.isEmpty else { return 0 }
     do {
       let file = try MemoryFile.holding(Array(try JSONEncoder().encode(state)), name: "arbor-handover")
       defer { close(file) }
-      guard parts.notifier.store(file, name: HandOverState.stateName) else {
-        throw MemoryFile.Failure(description: "the service manager did not take it")
+      guard keeper.store(file, name: HandOverState.stateName) else {
+        throw MemoryFile.Failure(description: "the next process's keeper did not take it")
       }
     } catch {
       // Without its state a stored connection would be served with no watches: let the
       // store go of them; their clients see the connection close, as at a plain stop.
       parts.logger.error("handing over: the state of the connections could not be stored (\(error)); they are closed")
-      for name in state.connections.keys { parts.notifier.removeStored(name: name) }
+      for name in state.connections.keys { keeper.removeStored(name: name) }
       return 0
     }
     parts.logger.info("handed \(state.connections.count) connections over at revision \(revision) (generation \(state.generation))")

@@ -29,7 +29,8 @@ struct SocketServer: Service, CustomStringConvertible {
   func run() async throws {
     let (serverChannel, kept) = try await bind()
     // The connections the previous process handed over, before the first new one.
-    if parts.handsOverConnections { await ConnectionHandOver.adopt(parts) }
+    await ConnectionHandOver.adopt(parts)
+    DaemonUpgrade.serving.withLock { $0 = (parts, serverChannel) }
     parts.serving.store(true, ordering: .relaxed)
     parts.notifier.ready(status: parts.statusLine())
     listening()
@@ -48,13 +49,18 @@ struct SocketServer: Service, CustomStringConvertible {
         serverChannel.close(promise: nil)
       }
     } onGracefulShutdown: { [parts] in
+      DaemonUpgrade.serving.withLock { $0 = nil }
       parts.notifier.stopping(status: "stopping: draining intents, saving a snapshot")
       serverChannel.close(promise: nil)
     }
+    DaemonUpgrade.serving.withLock { $0 = nil }
     // Not cancelled with the group: the final snapshot is saved however the stop came.
-    await Task { [self] in await drain() }.value
-    // A socket the service manager keeps stays where it is: the next process serves it.
-    if parts.adopted == nil && !kept { unlink(parts.paths.socket) }
+    let upgraded = await Task { [self] in await drain() }.value
+    // A socket the service manager keeps stays where it is: the next process serves it; so
+    // does one handed to an upgrade's new process. One an upgrade passed to this process
+    // is this daemon's own.
+    let ownSocket = parts.adopted == nil || parts.adopted?.name == UpgradeIntake.listenerName
+    if ownSocket && !kept && !upgraded { unlink(parts.paths.socket) }
   }
 
   /// Binds the socket with a bootstrap whose connections get their pipeline
@@ -76,11 +82,15 @@ struct SocketServer: Service, CustomStringConvertible {
       }
     if let adopted = parts.adopted {
       let channel = try await bootstrap.withBoundSocket(adopted.descriptor).get()
-      parts.logger.info("serving \(parts.host.rootType) at revision \(parts.host.revision) on the socket systemd passed (\(adopted.name))")
+      let from = adopted.name == UpgradeIntake.listenerName ? "the daemon before it" : "systemd"
+      parts.logger.info("serving \(parts.host.rootType) at revision \(parts.host.revision) on the socket \(from) passed (\(adopted.name))")
       return (channel, false)
     }
     guard parts.notifier.descriptorStoreSize > 0 else {
-      let channel = try await bootstrap.bind(unixDomainSocketPath: parts.paths.socket).get()
+      // Bound here rather than by NIO, whose server channel removes the socket file when it
+      // closes: an upgrade's new process serves the same socket after this one closed it.
+      let descriptor = try ListeningSocket.bound(to: parts.paths.socket, backlog: 1024)
+      let channel = try await bootstrap.withBoundSocket(descriptor).get()
       chmod(parts.paths.socket, 0o660)
       parts.logger.info("serving \(parts.host.rootType) at revision \(parts.host.revision) on \(parts.paths.socket)")
       return (channel, false)
@@ -117,12 +127,17 @@ struct SocketServer: Service, CustomStringConvertible {
   /// Stopping: no new clients. Running intents finish (10 s at most), the journal is
   /// written and a snapshot saved, then every connection writes what it has queued and
   /// closes; those that cannot in time (a client that does not read) are closed.
-  private func drain() async {
+  /// Returns whether the connections went to an upgrade's new process.
+  private func drain() async -> Bool {
     let logger = parts.logger
     // Handing over (a leader that exits): the lines each connection has read are answered
     // first; nothing more is read here. A standby has no revision of its own to hand over
     // with: its connections end as at a plain stop.
-    let handsOver = parts.handsOverConnections && isExiting && parts.journal.standby == nil
+    // Under an upgrade (``DaemonUpgrade``) they go to its new process, otherwise to the
+    // service manager's store.
+    let upgrade = isExiting ? UpgradeHandOff.current : nil
+    let keeper: any DescriptorKeeper = upgrade ?? parts.notifier
+    let handsOver = (parts.handsOverConnections || upgrade != nil) && isExiting && parts.journal.standby == nil
     if handsOver { await ConnectionHandOver.pause(parts) }
     logger.info("stopping: waiting for \(parts.stats.intentsInFlight) running intents")
     parts.handler.stopping.store(true, ordering: .releasing)
@@ -143,9 +158,17 @@ struct SocketServer: Service, CustomStringConvertible {
     // The connections go to the next process with the revision saved. Their sockets stay
     // open in the service manager's store; closing them here ends nothing for their
     // clients. The others end as at a plain stop.
-    if handsOver { _ = await ConnectionHandOver.handOver(parts) }
+    if handsOver { _ = await ConnectionHandOver.handOver(parts, to: keeper) }
+    if let upgrade {
+      if await upgrade.finish() {
+        logger.notice("handed over to pid \(upgrade.pid)")
+      } else {
+        logger.error("the hand-over to pid \(upgrade.pid) failed: it does not take over, and this daemon's connections close")
+      }
+    }
     parts.connections.finishAll()
     _ = await parts.connections.waitUntilEmpty(until: .now + .milliseconds(500))
     parts.connections.closeAll()
+    return upgrade != nil
   }
 }

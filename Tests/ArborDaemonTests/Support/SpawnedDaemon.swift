@@ -22,11 +22,15 @@ final class SpawnedDaemon: Sendable {
   let environment: [String: String]
   private let pid = Mutex<pid_t>(0)
 
-  init(store: String? = nil, launcher: [String] = [], environment: [String: String] = [:]) throws {
+  /// The daemon's binary (the one under test unless given).
+  let binary: String
+
+  init(store: String? = nil, launcher: [String] = [], environment: [String: String] = [:], binary: String? = nil) throws {
     self.directory = try DaemonHarness.temporaryDirectory()
     self.store = store
     self.launcher = launcher
     self.environment = environment
+    self.binary = binary ?? DaemonHarness.binary()
   }
 
   var socket: String { directory + "/d.sock" }
@@ -51,7 +55,7 @@ final class SpawnedDaemon: Sendable {
     let listening =
       passed.isEmpty ? [] : ["/bin/sh", "-c", #"export LISTEN_PID=$$ LISTEN_FDS="$1" LISTEN_FDNAMES="$0"; shift; exec "$@""#, names, String(passed.count)]
     let arguments = launcher + listening + [
-      DaemonHarness.binary(), "--socket", socket, "--state-dir", directory + "/state", "--fsync", "always",
+      binary, "--socket", socket, "--state-dir", directory + "/state", "--fsync", "always",
     ] + (store.map { ["--store", $0] } ?? [])
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)

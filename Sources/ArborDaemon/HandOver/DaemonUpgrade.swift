@@ -1,0 +1,204 @@
+import ArborClient
+import Foundation
+import Logging
+import NIOCore
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// An upgrade without a service manager, as nginx does one: on `SIGUSR2` the daemon starts
+/// its binary again (the file at the path it was started from, which a new build may have
+/// replaced) with the same arguments, and once that process says it is ready, stops as at
+/// `SIGTERM` and hands it the listening socket and every connection with its watches
+/// (``ConnectionHandOver``, over a socket pair: ``UpgradeHandOff``). The new process waits
+/// for this one to exit, restores the state it saved, and serves the same connections.
+/// Should the new process not start (a bad binary, an option it refuses), this one says why
+/// and goes on serving.
+///
+/// ```sh
+/// cp .build/release/counterfactd /usr/local/bin/counterfactd   # the new build
+/// kill -USR2 "$(pidof counterfactd)"
+/// ```
+enum DaemonUpgrade {
+  /// The variable that tells a process started by an upgrade which descriptor leads to the
+  /// old process.
+  static let variable = "ARBOR_UPGRADE_FD"
+  /// How long the new process may take to say it is ready.
+  static let readyLimit = Duration.seconds(60)
+
+  /// What serves now, for an upgrade to hand over: set by the socket server once it
+  /// listens, cleared when it stops.
+  static let serving = Mutex<(parts: DaemonParts, listener: any Channel)?>(nil)
+  private static let underWay = Atomic<Bool>(false)
+  /// The path of this process's binary, read at start (``recordExecutable()``).
+  private static let executable = Mutex<String?>(nil)
+
+  /// Reads the path of the running binary while it is still the file this process runs
+  /// (once replaced, `/proc/self/exe` names the old file as deleted).
+  static func recordExecutable() {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard length > 0 else { return }
+    let path = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    executable.withLock { $0 = path }
+  }
+
+  /// Starts the new process and waits until it is ready; true when the daemon should now
+  /// stop and hand over (``UpgradeHandOff/current`` is set), false when the upgrade did
+  /// not happen (logged, with why).
+  static func begin(logger: Logger) async -> Bool {
+    guard !underWay.exchange(true, ordering: .acquiringAndReleasing) else {
+      logger.warning("SIGUSR2: an upgrade is already under way")
+      return false
+    }
+    var handedOver = false
+    defer { if !handedOver { underWay.store(false, ordering: .releasing) } }
+    guard let (parts, listener) = serving.withLock({ $0 }) else {
+      logger.warning("SIGUSR2: the daemon does not serve yet (or any more); no upgrade")
+      return false
+    }
+    if let refusal = refusal(parts) {
+      logger.error("SIGUSR2: no upgrade: \(refusal)")
+      return false
+    }
+    guard let binary = executable.withLock({ $0 }) else {
+      logger.error("SIGUSR2: no upgrade: the path of this daemon's binary is not known (/proc/self/exe could not be read at start)")
+      return false
+    }
+    // The listening socket goes over as it is: connections that arrive while this process
+    // stops wait in its queue for the next one.
+    guard let cookie = try? await SocketCookie.of(listener).get(), let listening = SocketCookie.descriptors()[cookie] else {
+      logger.error("SIGUSR2: no upgrade: the listening socket's descriptor cannot be found")
+      return false
+    }
+    let ends: (Int32, Int32)
+    do {
+      ends = try DescriptorPassing.pair()
+    } catch {
+      logger.error("SIGUSR2: no upgrade: \(error)")
+      return false
+    }
+    let (own, theirs) = ends
+    let pid: pid_t
+    do {
+      pid = try spawn(binary, passing: theirs)
+    } catch {
+      close(own)
+      close(theirs)
+      logger.error("SIGUSR2: no upgrade: cannot start \(binary): \(error)")
+      return false
+    }
+    close(theirs)
+    logger.notice("SIGUSR2: started \(binary) (pid \(pid)) to take over; waiting until it is ready")
+    let answer = await StoreCall.run { () -> String? in awaitReady(own, pid: pid) }
+    if let failure = answer {
+      close(own)
+      logger.error("the upgrade did not happen: the new process (pid \(pid)) \(failure); this daemon goes on serving")
+      return false
+    }
+    let handOff = UpgradeHandOff(pid: pid, socket: own)
+    guard handOff.store(listening, name: UpgradeIntake.listenerName) else {
+      close(own)
+      kill(pid, SIGKILL)
+      logger.error("the upgrade did not happen: the listening socket could not be duplicated; this daemon goes on serving")
+      return false
+    }
+    handOff.begin()
+    handedOver = true
+    logger.notice("upgrading: pid \(pid) is ready; this daemon stops and hands over its socket and connections")
+    return true
+  }
+
+  /// Why this daemon cannot hand over, or nil.
+  private static func refusal(_ parts: DaemonParts) -> String? {
+    if parts.notifier.isListening {
+      return "this daemon runs under a service manager ($NOTIFY_SOCKET): restart it there (with FileDescriptorStoreMax= a restart keeps the connections)"
+    }
+    if parts.store.leadership != nil {
+      return "its store is shared by several daemons: stop it, and a standby takes over"
+    }
+    if parts.journal.standby != nil { return "a standby has nothing of its own to hand over" }
+    return nil
+  }
+
+  /// Starts `binary` with this process's arguments and environment, and `socket` as its
+  /// descriptor 3 (named by ``variable``); nothing else of this process's goes with it.
+  private static func spawn(_ binary: String, passing socket: Int32) throws -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    // A descriptor that already is 3 would keep its close-on-exec through a dup onto itself.
+    let source = socket == 3 ? fcntl(socket, F_DUPFD_CLOEXEC, 4) : socket
+    defer { if source != socket { close(source) } }
+    posix_spawn_file_actions_adddup2(&actions, source, 3)
+    try ChildDescriptors.closeAllFrom(4, in: &actions)
+    let arguments = [binary] + CommandLine.arguments.dropFirst()
+    var environment = ProcessInfo.processInfo.environment
+    for name in ["LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", variable] { environment.removeValue(forKey: name) }
+    environment[variable] = "3"
+    let argv = arguments.map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+      for pointer in argv { free(pointer) }
+      for pointer in envp { free(pointer) }
+    }
+    // The signals this daemon handles itself are ignored here (``SignalWatch``), which an
+    // exec would keep: the new process starts with their default actions, none blocked.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signal in [SIGTERM, SIGINT, SIGHUP, SIGUSR2] { sigaddset(&defaults, signal) }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    var unblocked = sigset_t()
+    sigemptyset(&unblocked)
+    posix_spawnattr_setsigmask(&attributes, &unblocked)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+    var pid: pid_t = 0
+    let status = posix_spawn(&pid, binary, &actions, &attributes, argv, envp)
+    guard status == 0 else { throw DescriptorPassing.Failure(description: String(cString: strerror(status))) }
+    return pid
+  }
+
+  /// Waits on `socket` for the new process's `ready`; nil when it came, otherwise what
+  /// happened instead (it exited, said something else, or said nothing in time: then it is
+  /// killed). Blocks its thread.
+  private static func awaitReady(_ socket: Int32, pid: pid_t) -> String? {
+    var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+    let milliseconds = Int32(readyLimit.components.seconds * 1000)
+    guard poll(&poller, 1, milliseconds) > 0 else {
+      kill(pid, SIGKILL)
+      return "did not say it was ready within \(readyLimit) (killed; \(exitStatus(pid)))"
+    }
+    do {
+      guard let message = try DescriptorPassing.receive(socket) else { return "ended before it was ready (\(exitStatus(pid)))" }
+      for descriptor in message.descriptors { close(descriptor) }
+      guard (try? UpgradeMessage(bytes: message.payload))?.ready == true else {
+        kill(pid, SIGKILL)
+        return "said \(String(decoding: message.payload.prefix(200), as: UTF8.self)) instead of that it was ready (killed; \(exitStatus(pid)))"
+      }
+      return nil
+    } catch {
+      kill(pid, SIGKILL)
+      return "could not be heard: \(error) (killed; \(exitStatus(pid)))"
+    }
+  }
+
+  /// How the process ended, waited for a second at most; it is reaped.
+  private static func exitStatus(_ pid: pid_t) -> String {
+    var status: Int32 = 0
+    for _ in 0..<100 {
+      let waited = waitpid(pid, &status, WNOHANG)
+      if waited == pid {
+        if status & 0x7F == 0 { return "exit status \((status >> 8) & 0xFF)" }
+        return "killed by signal \(status & 0x7F)"
+      }
+      if waited < 0 && errno != EINTR { return "its status is not known" }
+      usleep(10_000)
+    }
+    return "still running"
+  }
+}

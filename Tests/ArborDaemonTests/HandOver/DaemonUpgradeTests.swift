@@ -1,0 +1,90 @@
+import ArborJSON
+import ArborTesting
+import Foundation
+import ProcessSlots
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// An upgrade without a service manager: `SIGUSR2` makes the daemon start its binary again
+/// and hand that process its socket and every connection with its watches, over a socket
+/// pair. A binary that does not start leaves the old process serving, with the reason in
+/// its log.
+@Suite(.startsProcesses, .serialized) struct DaemonUpgradeTests {
+  static let addButton = #"{"jsonrpc":"2.0","id":2,"method":"intent.call","params":{"intent":"addButtonTapped"}}"#
+
+  @Test func sigusr2HandsTheConnectionsAndWatchesToTheBinaryStartedAgain() async throws {
+    let daemon = try SpawnedDaemon()
+    defer { daemon.kill() }
+    try await daemon.start()
+    let watcher = try LineSocket(path: daemon.socket)
+    watcher.send(#"{"jsonrpc":"2.0","id":1,"method":"state.watch","params":{"path":"/counters"}}"#)
+    let watching = try await watcher.message("the reply to state.watch")
+    let subscription = try #require(watching["result"]?["subscription"]?.intValue, "\(watching)")
+    let caller = try LineSocket(path: daemon.socket)
+    caller.send(Self.addButton)
+    #expect(try await caller.message("the first intent's reply")["result"]?["revision"] == 1)
+    #expect(try await watcher.message("the first change")["params"]?["revision"] == 1)
+
+    // Half a request before the upgrade; the rest once the old process is gone.
+    caller.sendPart(#"{"jsonrpc":"2.0","id":3,"method":"intent.call","par"#)
+    try await Task.sleep(for: .milliseconds(100))
+    let old = daemon.processID
+    kill(old, SIGUSR2)
+    try await eventually("the old process to hand over and exit\n\(daemon.log)", seconds: 60) { kill(old, 0) != 0 }
+    caller.send(#"ams":{"intent":"addButtonTapped"}}"#)
+    let reply = try await caller.message("the new process's reply to the request sent across the upgrade")
+    #expect(reply["id"] == 3 && reply["result"]?["revision"] == 2, "\(reply)\n\(daemon.log)")
+    let second = try await watcher.message("the change the new process made")
+    #expect(second["params"]?["subscription"]?.intValue == subscription, "the same subscription goes on: \(second)")
+    #expect(second["params"]?["revision"] == 2 && second["params"]?["resync"] == nil, "the next revision, as a patch: \(second)")
+
+    caller.send(#"{"jsonrpc":"2.0","id":4,"method":"daemon.status"}"#)
+    let status = try await caller.message("daemon.status from the new process")
+    let next = try #require(status["result"]?["pid"]?.intValue.map { pid_t($0) }, "\(status)")
+    defer { kill(next, SIGKILL) }
+    #expect(next != old)
+    #expect(status["result"]?["generation"] == 1, "\(status)")
+    #expect(!watcher.ended && !caller.ended, "a client saw its connection end")
+    // New clients find the same socket served.
+    #expect(try await daemon.connect().call("state.get")["revision"] == 2)
+    #expect(daemon.log.contains("handed over to pid \(next)"), "\(daemon.log)")
+    #expect(daemon.log.contains("took over 2 connections at revision 1 (generation 1)"), "\(daemon.log)")
+
+    // The new process stops as any daemon does, and removes its socket file then.
+    kill(next, SIGTERM)
+    try await eventually("the new process to exit after SIGTERM", seconds: 30) { kill(next, 0) != 0 }
+    #expect(!FileManager.default.fileExists(atPath: daemon.socket), "the socket file was left behind")
+  }
+
+  @Test func aNewBinaryThatDoesNotStartLeavesTheOldOneServing() async throws {
+    // The daemon runs from a path of its own, which the test then fills with a broken build.
+    let binary = try DaemonHarness.temporaryDirectory() + "/counterfactd"
+    if link(DaemonHarness.binary(), binary) != 0 { try FileManager.default.copyItem(atPath: DaemonHarness.binary(), toPath: binary) }
+    let daemon = try SpawnedDaemon(binary: binary)
+    defer { daemon.kill() }
+    try await daemon.start()
+    let caller = try LineSocket(path: daemon.socket)
+    caller.send(Self.addButton)
+    #expect(try await caller.message("the first intent's reply")["result"]?["revision"] == 1)
+
+    try FileManager.default.removeItem(atPath: binary)
+    try "#!/bin/sh\necho 'this build cannot start' >&2\nexit 3\n".write(toFile: binary, atomically: false, encoding: .utf8)
+    chmod(binary, 0o755)
+    kill(daemon.processID, SIGUSR2)
+    try await eventually("the daemon to say the upgrade did not happen\n\(daemon.log)", seconds: 60) {
+      daemon.log.contains("the upgrade did not happen")
+    }
+    #expect(daemon.log.contains("ended before it was ready (exit status 3)"), "\(daemon.log)")
+    #expect(daemon.log.contains("this build cannot start"), "the new process's own words are in the same log")
+    // The old process serves on, the same connection and new ones.
+    caller.send(#"{"jsonrpc":"2.0","id":4,"method":"daemon.status"}"#)
+    let status = try await caller.message("daemon.status after the failed upgrade")
+    #expect(status["result"]?["pid"]?.intValue == Int64(daemon.processID) && status["result"]?["generation"] == 0, "\(status)")
+    caller.send(Self.addButton)
+    #expect(try await caller.message("an intent after the failed upgrade")["result"]?["revision"] == 2)
+    #expect(try await daemon.connect().call("state.get")["revision"] == 2)
+  }
+}
