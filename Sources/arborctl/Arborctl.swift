@@ -62,7 +62,7 @@ struct Arborctl: AsyncParsableCommand {
     subcommands: [
       StatusCommand.self, PingCommand.self, GetCommand.self, CallCommand.self, WatchCommand.self, EventsCommand.self, HistoryCommand.self, AtCommand.self,
       SnapshotCommand.self, UndoCommand.self, RedoCommand.self, SchemaCommand.self, RPCCommand.self, BenchCommand.self, TopCommand.self, VersionCommand.self,
-      BridgeCommand.self,
+      UpgradeCommand.self, BridgeCommand.self,
     ])
 
   /// Runs the command; a usage error exits 2 (argument-parser's own code is 64).

@@ -147,8 +147,14 @@ public struct ArborDaemon<Root: Model>: Sendable {
     await stop.attach(leadership)
     var signals = context.handlingSignals ? [SIGTERM, SIGINT].map { SignalWatch($0) { Task { await stop.trigger() } } } : []
     // SIGUSR2: an upgrade (the binary started again, handed the socket and connections).
+    // `daemon.upgrade` too, through the same stop. A daemon hosted in another program's
+    // process (which does not handle its signals) is not upgraded.
     if context.handlingSignals {
-      signals.append(SignalWatch(SIGUSR2) { Task { if await DaemonUpgrade.begin(logger: logger) { await stop.trigger() } } })
+      DaemonUpgrade.stopper.withLock { $0 = { await stop.trigger() } }
+      signals.append(
+        SignalWatch(SIGUSR2) {
+          Task { if case .success = await DaemonUpgrade.begin(logger: logger) { await stop.trigger() } }
+        })
     }
     defer { signals.forEach { $0.cancel() } }
     var next = leadership.start()

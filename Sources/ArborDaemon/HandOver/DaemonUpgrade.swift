@@ -45,40 +45,62 @@ enum DaemonUpgrade {
     executable.withLock { $0 = path }
   }
 
-  /// Starts the new process and waits until it is ready; true when the daemon should now
-  /// stop and hand over (``UpgradeHandOff/current`` is set), false when the upgrade did
-  /// not happen (logged, with why).
-  static func begin(logger: Logger) async -> Bool {
-    guard !underWay.exchange(true, ordering: .acquiringAndReleasing) else {
-      logger.warning("SIGUSR2: an upgrade is already under way")
-      return false
+  /// Why an upgrade did not happen.
+  struct Refusal: Error, CustomStringConvertible {
+    let description: String
+  }
+
+  /// How this process's stop is asked for, set by the daemon when it runs as a process of
+  /// its own (it handles its signals); an in-process host has none, and is not upgraded.
+  static let stopper = Mutex<(@Sendable () async -> Void)?>(nil)
+
+  /// Asks for the stop that hands over to the process ``begin(logger:binary:)`` started.
+  static func stopForHandOver() {
+    guard let stop = stopper.withLock({ $0 }) else { return }
+    Task { await stop() }
+  }
+
+  /// Starts the new process (`binary`, or this daemon's own) and waits until it is ready.
+  /// On success ``UpgradeHandOff/current`` is set and the daemon should now stop; on
+  /// failure nothing changed and this daemon serves on. Either way it is logged.
+  static func begin(logger: Logger, binary: String? = nil) async -> Result<(pid: pid_t, binary: String), Refusal> {
+    let outcome = await start(binary: binary, logger: logger)
+    switch outcome {
+    case .success(let started):
+      logger.notice("upgrading: pid \(started.pid) (\(started.binary)) is ready; this daemon stops and hands over its socket and connections")
+    case .failure(let refusal):
+      logger.error("the upgrade did not happen: \(refusal); this daemon goes on serving")
     }
+    return outcome
+  }
+
+  private static func start(binary requested: String?, logger: Logger) async -> Result<(pid: pid_t, binary: String), Refusal> {
+    guard !underWay.exchange(true, ordering: .acquiringAndReleasing) else { return .failure(Refusal(description: "an upgrade is already under way")) }
     var handedOver = false
     defer { if !handedOver { underWay.store(false, ordering: .releasing) } }
+    guard stopper.withLock({ $0 }) != nil else {
+      return .failure(Refusal(description: "this daemon runs inside another program's process, which it cannot start again"))
+    }
     guard let (parts, listener) = serving.withLock({ $0 }) else {
-      logger.warning("SIGUSR2: the daemon does not serve yet (or any more); no upgrade")
-      return false
+      return .failure(Refusal(description: "the daemon does not serve yet, or any more"))
     }
-    if let refusal = refusal(parts) {
-      logger.error("SIGUSR2: no upgrade: \(refusal)")
-      return false
+    if let refusal = refusal(parts) { return .failure(Refusal(description: refusal)) }
+    guard let binary = requested ?? executable.withLock({ $0 }) else {
+      return .failure(Refusal(description: "the path of this daemon's binary is not known (/proc/self/exe could not be read at start)"))
     }
-    guard let binary = executable.withLock({ $0 }) else {
-      logger.error("SIGUSR2: no upgrade: the path of this daemon's binary is not known (/proc/self/exe could not be read at start)")
-      return false
+    guard access(binary, X_OK) == 0 else {
+      return .failure(Refusal(description: "\(binary) is not a file this daemon may run (\(String(cString: strerror(errno))))"))
     }
     // The listening socket goes over as it is: connections that arrive while this process
     // stops wait in its queue for the next one.
     guard let cookie = try? await SocketCookie.of(listener).get(), let listening = SocketCookie.descriptors()[cookie] else {
-      logger.error("SIGUSR2: no upgrade: the listening socket's descriptor cannot be found")
-      return false
+      return .failure(Refusal(description: "the listening socket's descriptor cannot be found"))
     }
     let ends: (Int32, Int32)
     do {
       ends = try DescriptorPassing.pair()
     } catch {
-      logger.error("SIGUSR2: no upgrade: \(error)")
-      return false
+      return .failure(Refusal(description: error.description))
     }
     let (own, theirs) = ends
     let pid: pid_t
@@ -87,28 +109,23 @@ enum DaemonUpgrade {
     } catch {
       close(own)
       close(theirs)
-      logger.error("SIGUSR2: no upgrade: cannot start \(binary): \(error)")
-      return false
+      return .failure(Refusal(description: "cannot start \(binary): \(error)"))
     }
     close(theirs)
-    logger.notice("SIGUSR2: started \(binary) (pid \(pid)) to take over; waiting until it is ready")
-    let answer = await StoreCall.run { () -> String? in awaitReady(own, pid: pid) }
-    if let failure = answer {
+    logger.notice("upgrading: started \(binary) (pid \(pid)) to take over; waiting until it is ready")
+    if let failure = await StoreCall.run({ () -> String? in awaitReady(own, pid: pid) }) {
       close(own)
-      logger.error("the upgrade did not happen: the new process (pid \(pid)) \(failure); this daemon goes on serving")
-      return false
+      return .failure(Refusal(description: "the new process (pid \(pid)) \(failure)"))
     }
     let handOff = UpgradeHandOff(pid: pid, socket: own)
     guard handOff.store(listening, name: UpgradeIntake.listenerName) else {
       close(own)
       kill(pid, SIGKILL)
-      logger.error("the upgrade did not happen: the listening socket could not be duplicated; this daemon goes on serving")
-      return false
+      return .failure(Refusal(description: "the listening socket could not be duplicated"))
     }
     handOff.begin()
     handedOver = true
-    logger.notice("upgrading: pid \(pid) is ready; this daemon stops and hands over its socket and connections")
-    return true
+    return .success((pid, binary))
   }
 
   /// Why this daemon cannot hand over, or nil.

@@ -45,21 +45,11 @@ enum DescriptorPassing {
       }
     }
     var body = payload
-    let sent = body.withUnsafeMutableBytes { body in
-      control.withUnsafeMutableBytes { control in
-        var vector = iovec(iov_base: body.baseAddress, iov_len: body.count)
-        return withUnsafeMutablePointer(to: &vector) { vector in
-          var message = msghdr()
-          message.msg_iov = vector
-          message.msg_iovlen = 1
-          message.msg_control = control.count == 0 ? nil : control.baseAddress
-          message.msg_controllen = control.count
-          while true {
-            let sent = sendmsg(socket, &message, Int32(MSG_NOSIGNAL))
-            if sent < 0 && errno == EINTR { continue }
-            return sent
-          }
-        }
+    let sent = withMessage(body: &body, control: &control) { message in
+      while true {
+        let sent = sendmsg(socket, &message, Int32(MSG_NOSIGNAL))
+        if sent < 0 && errno == EINTR { continue }
+        return sent
       }
     }
     guard sent == payload.count else {
@@ -74,23 +64,13 @@ enum DescriptorPassing {
     var control = [UInt8](repeating: 0, count: space(descriptorsPerMessage + 3))
     var controlLength = 0
     var flags: Int32 = 0
-    let received = body.withUnsafeMutableBytes { body in
-      control.withUnsafeMutableBytes { control in
-        var vector = iovec(iov_base: body.baseAddress, iov_len: body.count)
-        return withUnsafeMutablePointer(to: &vector) { vector in
-          var message = msghdr()
-          message.msg_iov = vector
-          message.msg_iovlen = 1
-          message.msg_control = control.baseAddress
-          message.msg_controllen = control.count
-          while true {
-            let received = recvmsg(socket, &message, Int32(MSG_CMSG_CLOEXEC))
-            if received < 0 && errno == EINTR { continue }
-            controlLength = message.msg_controllen
-            flags = message.msg_flags
-            return received
-          }
-        }
+    let received = withMessage(body: &body, control: &control) { message in
+      while true {
+        let received = recvmsg(socket, &message, Int32(MSG_CMSG_CLOEXEC))
+        if received < 0 && errno == EINTR { continue }
+        controlLength = message.msg_controllen
+        flags = message.msg_flags
+        return received
       }
     }
     guard received >= 0 else { throw Failure(description: "cannot read from the other process: \(String(cString: strerror(errno)))") }
@@ -117,6 +97,23 @@ enum DescriptorPassing {
     }
     if received == 0 && descriptors.isEmpty { return nil }
     return (Array(body[0..<received]), descriptors)
+  }
+
+  /// Runs `call` with a message header over `body` and `control` (none when empty).
+  private static func withMessage(body: inout [UInt8], control: inout [UInt8], _ call: (inout msghdr) -> Int) -> Int {
+    body.withUnsafeMutableBytes { body in
+      control.withUnsafeMutableBytes { control in
+        var vector = iovec(iov_base: body.baseAddress, iov_len: body.count)
+        return withUnsafeMutablePointer(to: &vector) { vector in
+          var message = msghdr()
+          message.msg_iov = vector
+          message.msg_iovlen = 1
+          message.msg_control = control.count == 0 ? nil : control.baseAddress
+          message.msg_controllen = control.count
+          return call(&message)
+        }
+      }
+    }
   }
 
   /// `SCM_RIGHTS`.

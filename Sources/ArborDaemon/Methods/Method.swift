@@ -10,7 +10,7 @@ extension ArborMethod {
     case .discover, .status, .metrics, .stateGet, .stateSnapshot, .stateWatch, .eventsWatch, .watchCancel, .historyChanges, .stateAt:
       return .reader
     case .intentCall, .historyUndo, .historyRedo: return .operator
-    case .stateRestore: return .admin
+    case .stateRestore, .upgrade: return .admin
     }
   }
 }

@@ -155,6 +155,18 @@ final class RequestHandler: Sendable {
         let current = host.revision
         guard at.revision <= current else { throw .revisionAhead(parameter: "revision", revision: at.revision, current: current) }
         return .later { await self.state(at: at.revision, path: path) }
+      case .upgrade:
+        let upgrade = try DaemonUpgradeMethod.Params(params)
+        return .later { [logger] in
+          switch await DaemonUpgrade.begin(logger: logger, binary: upgrade.binary) {
+          case .success(let started):
+            // The stop waits for this reply: the hand-over's pause answers what was read.
+            DaemonUpgrade.stopForHandOver()
+            return Self.encoded(DaemonUpgradeMethod.Result(pid: started.pid, binary: started.binary))
+          case .failure(let refusal):
+            return .failure(.upgradeFailed(refusal.description))
+          }
+        }
       case .historyUndo, .historyRedo:
         // A step is a revision like an intent's: under `--fsync always` its reply waits for the disk.
         let result = try undo(redo: method == .historyRedo)

@@ -100,6 +100,10 @@ extension NoParams: ReadableParams {
   init(_ params: RequestParams) throws(RPCError) { self.init() }
 }
 
+extension DaemonUpgradeMethod.Params: ReadableParams {
+  init(_ params: RequestParams) throws(RPCError) { self.init(binary: try params.string("binary")) }
+}
+
 extension StateGet.Params: ReadableParams {
   init(_ params: RequestParams) throws(RPCError) {
     self.init(path: try params.string("path"))

@@ -152,6 +152,15 @@ extension RPCError {
     RPCError(.shuttingDown, message: "the daemon is stopping")
   }
 
+  /// ``ArborError/upgradeFailed``: `reason` says what happened; the daemon serves on.
+  ///
+  /// ```swift
+  /// RPCError.upgradeFailed("the new process (pid 4242) ended before it was ready (exit status 1)")
+  /// ```
+  public static func upgradeFailed(_ reason: String) -> RPCError {
+    RPCError(.upgradeFailed, message: "the upgrade did not happen: \(reason); this daemon goes on serving", details: ["reason": .string(reason)])
+  }
+
   /// ``ArborError/revisionCompacted``.
   ///
   /// ```swift

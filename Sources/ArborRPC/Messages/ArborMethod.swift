@@ -23,6 +23,7 @@ public enum ArborMethod: String, CaseIterable, Sendable, Hashable {
   case stateAt = "state.at"
   case historyUndo = "history.undo"
   case historyRedo = "history.redo"
+  case upgrade = "daemon.upgrade"
 
   /// The names of the parameters it accepts (by name; an unknown one is an error): the
   /// members of its definition's `Params` type, in their order, read from the type once.
@@ -37,7 +38,8 @@ public enum ArborMethod: String, CaseIterable, Sendable, Hashable {
 
   /// Watches queue their own reply ahead of their notifications, so they cannot be part
   /// of a batch, whose replies travel together.
-  public var canBeBatched: Bool { self != .stateWatch && self != .eventsWatch }
+  /// An upgrade stops the daemon once it is answered: it goes alone too.
+  public var canBeBatched: Bool { self != .stateWatch && self != .eventsWatch && self != .upgrade }
 
   /// Whether it changes the state (refused while the journal cannot write).
   public var writes: Bool { self == .intentCall || self == .stateRestore || self == .historyUndo || self == .historyRedo }

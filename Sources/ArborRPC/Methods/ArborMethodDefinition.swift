@@ -72,6 +72,7 @@ extension ArborMethod {
     case .stateAt: return StateAt.self
     case .historyUndo: return HistoryUndo.self
     case .historyRedo: return HistoryRedo.self
+    case .upgrade: return DaemonUpgradeMethod.self
     }
   }
 }

@@ -296,3 +296,63 @@ public enum DaemonStatus: ArborMethodDefinition {
     }
   }
 }
+
+/// `daemon.upgrade {binary?}` (admin): the daemon starts its binary again (or `binary`),
+/// with its own arguments, and once that process is ready, replies with its pid, stops,
+/// and hands it the listening socket and every connection with its watches. The reply's
+/// connection is handed over too: its next answers come from the new process. A daemon
+/// under a service manager or on a shared store refuses, and so does the old process when
+/// the new one does not get ready (``ArborError/upgradeFailed``, the old one serves on).
+///
+/// ```swift
+/// let started = try await client.call(DaemonUpgradeMethod.self, .init())
+/// print(started.pid)   // the process that serves from now on
+/// ```
+public enum DaemonUpgradeMethod: ArborMethodDefinition {
+  public static var method: ArborMethod { .upgrade }
+  public static var summary: String {
+    "Starts the daemon's binary again (or another) and hands it the socket and every connection with its watches; the reply names the process that serves from then on."
+  }
+  public static var parameterNotes: [String: String] {
+    ["binary": "the path of the binary to start, on the daemon's machine; by default the file the daemon was started from (a new build put there)"]
+  }
+
+  /// Which binary to start.
+  ///
+  /// ```swift
+  /// let params = DaemonUpgradeMethod.Params(binary: "/usr/local/bin/counterfactd")
+  /// ```
+  public struct Params: Codable, Sendable, Hashable {
+    /// The binary; nil for the file the daemon was started from.
+    public var binary: String?
+
+    /// The daemon's own binary, unless `binary` is given.
+    ///
+    /// ```swift
+    /// let params = DaemonUpgradeMethod.Params()
+    /// ```
+    public init(binary: String? = nil) { self.binary = binary }
+  }
+
+  /// The process that takes over, already running and ready.
+  ///
+  /// ```swift
+  /// let result = DaemonUpgradeMethod.Result(pid: 4242, binary: "/usr/local/bin/counterfactd")
+  /// ```
+  public struct Result: Codable, Sendable, Hashable {
+    /// The new process's pid.
+    public var pid: Int32
+    /// The binary it runs.
+    public var binary: String
+
+    /// The new process `pid`, running `binary`.
+    ///
+    /// ```swift
+    /// let result = DaemonUpgradeMethod.Result(pid: 4242, binary: "/usr/local/bin/counterfactd")
+    /// ```
+    public init(pid: Int32, binary: String) {
+      self.pid = pid
+      self.binary = binary
+    }
+  }
+}

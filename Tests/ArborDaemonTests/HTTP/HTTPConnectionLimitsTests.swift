@@ -302,6 +302,15 @@ final class HTTPFlood: Sendable {
     guard fd >= 0 else { return -1 }
     var timeout = timeval(tv_sec: 5, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    guard connectToLoopback(fd, port: port) else {
+      close(fd)
+      return -1
+    }
+    return fd
+  }
+
+  /// Connects the TCP socket `fd` to 127.0.0.1:`port`; whether it did.
+  static func connectToLoopback(_ fd: Int32, port: Int) -> Bool {
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -309,10 +318,6 @@ final class HTTPFlood: Sendable {
     let connected = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-    guard connected == 0 else {
-      close(fd)
-      return -1
-    }
-    return fd
+    return connected == 0
   }
 }

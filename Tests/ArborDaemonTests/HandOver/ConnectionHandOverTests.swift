@@ -26,15 +26,7 @@ import Testing
     try await daemon.start()
     try await eventually("the daemon to store its socket\n\(notify.messages)") { notify.storedDescriptors.contains { $0.name == "socket" } }
 
-    let watcher = try LineSocket(path: daemon.socket)
-    watcher.send(#"{"jsonrpc":"2.0","id":1,"method":"state.watch","params":{"path":"/counters"}}"#)
-    let watching = try await watcher.message("the reply to state.watch")
-    let subscription = try #require(watching["result"]?["subscription"]?.intValue, "\(watching)")
-    let caller = try LineSocket(path: daemon.socket)
-    caller.send(Self.addButton)
-    #expect(try await caller.message("the first intent's reply")["result"]?["revision"] == 1)
-    let first = try await watcher.message("the first change")
-    #expect(first["params"]?["revision"] == 1 && first["params"]?["subscription"]?.intValue == subscription, "\(first)")
+    let (watcher, subscription, caller) = try await Self.watcherAndCaller(on: daemon.socket)
 
     // Half a request before the stop; the rest while no process runs.
     caller.sendPart(#"{"jsonrpc":"2.0","id":3,"method":"intent.call","par"#)
@@ -64,6 +56,21 @@ import Testing
     }
     #expect(daemon.log.contains("took over 2 connections at revision 1 (generation 1)"), "\(daemon.log)")
     #expect(!watcher.ended && !caller.ended, "a client saw its connection end")
+  }
+
+  /// A watcher of `/counters`, and a caller whose first intent made revision 1, which the
+  /// watcher saw under its subscription.
+  static func watcherAndCaller(on socket: String) async throws -> (watcher: LineSocket, subscription: Int64, caller: LineSocket) {
+    let watcher = try LineSocket(path: socket)
+    watcher.send(#"{"jsonrpc":"2.0","id":1,"method":"state.watch","params":{"path":"/counters"}}"#)
+    let watching = try await watcher.message("the reply to state.watch")
+    let subscription = try #require(watching["result"]?["subscription"]?.intValue, "\(watching)")
+    let caller = try LineSocket(path: socket)
+    caller.send(addButton)
+    #expect(try await caller.message("the first intent's reply")["result"]?["revision"] == 1)
+    let first = try await watcher.message("the first change")
+    #expect(first["params"]?["revision"] == 1 && first["params"]?["subscription"]?.intValue == subscription, "\(first)")
+    return (watcher, subscription, caller)
   }
 
   /// Hand-overs in a row under load: `ARBOR_HANDOVER_CYCLES` (else 3), with

@@ -19,14 +19,7 @@ import Testing
     let daemon = try SpawnedDaemon()
     defer { daemon.kill() }
     try await daemon.start()
-    let watcher = try LineSocket(path: daemon.socket)
-    watcher.send(#"{"jsonrpc":"2.0","id":1,"method":"state.watch","params":{"path":"/counters"}}"#)
-    let watching = try await watcher.message("the reply to state.watch")
-    let subscription = try #require(watching["result"]?["subscription"]?.intValue, "\(watching)")
-    let caller = try LineSocket(path: daemon.socket)
-    caller.send(Self.addButton)
-    #expect(try await caller.message("the first intent's reply")["result"]?["revision"] == 1)
-    #expect(try await watcher.message("the first change")["params"]?["revision"] == 1)
+    let (watcher, subscription, caller) = try await ConnectionHandOverTests.watcherAndCaller(on: daemon.socket)
 
     // Half a request before the upgrade; the rest once the old process is gone.
     caller.sendPart(#"{"jsonrpc":"2.0","id":3,"method":"intent.call","par"#)
@@ -57,6 +50,40 @@ import Testing
     kill(next, SIGTERM)
     try await eventually("the new process to exit after SIGTERM", seconds: 30) { kill(next, 0) != 0 }
     #expect(!FileManager.default.fileExists(atPath: daemon.socket), "the socket file was left behind")
+  }
+
+  /// `arborctl upgrade`: `daemon.upgrade` over its connection, which goes over with the
+  /// others; it waits until the new process answers on it and says which process that is.
+  @Test func arborctlUpgradeWaitsForTheNewProcessAndSaysWhichItIs() async throws {
+    let daemon = try SpawnedDaemon()
+    defer { daemon.kill() }
+    try await daemon.start()
+    let (watcher, subscription, caller) = try await ConnectionHandOverTests.watcherAndCaller(on: daemon.socket)
+    let old = daemon.processID
+
+    let upgraded = try await ArborctlTests.arborctl(["upgrade", "--json"], socket: daemon.socket)
+    #expect(upgraded.status == .exited(0), "\(upgraded.error)\n\(daemon.log)")
+    let next = pid_t(upgraded.json?["pid"]?.intValue ?? 0)
+    defer { if next > 0 { kill(next, SIGKILL) } }
+    #expect(next > 0 && next != old, "\(upgraded.output)")
+    #expect(upgraded.json?["generation"] == 1 && upgraded.json?["revision"] == 1, "\(upgraded.output)")
+    try await eventually("the old process to exit", seconds: 30) { kill(old, 0) != 0 }
+    caller.send(Self.addButton)
+    #expect(try await caller.message("an intent after the upgrade")["result"]?["revision"] == 2)
+    let change = try await watcher.message("the change after the upgrade")
+    #expect(change["params"]?["subscription"]?.intValue == subscription && change["params"]?["revision"] == 2, "\(change)")
+
+    // A binary that exits at once: the error says why, and the daemon serves on.
+    let failed = try await ArborctlTests.arborctl(["upgrade", "--binary", "/bin/false"], socket: daemon.socket)
+    #expect(failed.status == .exited(1), "\(failed.output)\(failed.error)")
+    #expect(failed.error.contains("ended before it was ready (exit status 1)"), "\(failed.error)")
+    let missing = try await ArborctlTests.arborctl(["upgrade", "--binary", "/nonexistent/counterfactd"], socket: daemon.socket)
+    #expect(missing.status == .exited(1) && missing.error.contains("is not a file this daemon may run"), "\(missing.error)")
+    caller.send(#"{"jsonrpc":"2.0","id":5,"method":"daemon.status"}"#)
+    #expect(try await caller.message("daemon.status after the failed upgrades")["result"]?["pid"]?.intValue == Int64(next))
+
+    kill(next, SIGTERM)
+    try await eventually("the new process to exit after SIGTERM", seconds: 30) { kill(next, 0) != 0 }
   }
 
   @Test func aNewBinaryThatDoesNotStartLeavesTheOldOneServing() async throws {

@@ -158,7 +158,7 @@ import Testing
         if case .string(let name)? = method["name"] { return name }
         return nil
       }
-      #expect(names == ["rpc.discover", "daemon.status", "daemon.metrics", "state.get", "state.snapshot", "state.restore", "intent.call", "state.watch", "events.watch", "watch.cancel", "history.changes", "state.at", "history.undo", "history.redo"])
+      #expect(names == ["rpc.discover", "daemon.status", "daemon.metrics", "state.get", "state.snapshot", "state.restore", "intent.call", "state.watch", "events.watch", "watch.cancel", "history.changes", "state.at", "history.undo", "history.redo", "daemon.upgrade"])
       #expect(document["components"]?["x-intents"]?["CounterModel"]?["incrementTapped"] != nil)
       #expect(document["components"]?["schemas"]?["State"]?["$defs"]?["AppModel"] != nil)
     }

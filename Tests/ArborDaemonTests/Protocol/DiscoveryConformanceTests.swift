@@ -90,6 +90,9 @@ import Testing
       results[.eventsWatch] = try await watcher.call(.eventsWatch)
       results[.watchCancel] = try await watcher.call(.watchCancel, ["subscription": watch["subscription"] ?? .null])
       results[.stateRestore] = try await client.call(.stateRestore, ["record": record])
+      // An upgrade would hand this daemon over to a process of its own: its reply is the
+      // result type as the daemon encodes it (`DaemonUpgradeTests` makes real ones).
+      results[.upgrade] = try JSONValueEncoder().encode(DaemonUpgradeMethod.Result(pid: 4242, binary: "/usr/local/bin/counterfactd"))
       #expect(Set(results.keys) == Set(ArborMethod.allCases), "a method without a reply checked: \(Set(ArborMethod.allCases).subtracting(results.keys))")
 
       let methods = document["methods"]?.arrayValue ?? []

@@ -84,6 +84,9 @@ import Testing
       #expect(refused?.rpcError?.is(.pathNotFound) == true)
 
       _ = try await call(.stateRestore, ["record": record])
+      // An upgrade would hand this daemon over to a process of its own: its reply is the
+      // result as the daemon encodes it (`DaemonUpgradeTests` makes real ones).
+      replies.append((.upgrade, try JSONValueEncoder().encode(DaemonUpgradeMethod.Result(pid: 4242, binary: "/usr/local/bin/counterfactd"))))
       #expect(Set(replies.map(\.0)) == Set(ArborMethod.allCases))
       for (method, reply) in replies {
         #expect(try Self.rewritten(method.definition, reply) == reply, "\(method.rawValue): \(reply.jsonString.prefix(300))")

@@ -79,14 +79,7 @@ private final class LinkClient: Sendable {
 
   /// Connects to 127.0.0.1:`port` (the link answers at once: it listens on loopback).
   func connect(port: Int) throws {
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { throw HarnessError("cannot connect to the link on port \(port): \(errno)") }
+    guard HTTPFlood.connectToLoopback(fd, port: port) else { throw HarnessError("cannot connect to the link on port \(port): \(errno)") }
   }
 
   deinit { close(fd) }
