@@ -208,9 +208,10 @@ final class DaemonParts: Sendable {
     let writer = OutboxWriter(id: id, eventLoop: channel.eventLoop, options: options, hub: hub, registry: connections, logger: logger)
     let connection = ConnectionContext(id: id, role: role, outbox: writer.outbox)
     let pipeline = channel.pipeline.syncOperations
-    // Under a service manager that keeps descriptors, the connection can be handed over:
-    // its gate goes nearest the socket.
-    if handsOverConnections || handed != nil { try pipeline.addHandler(HandOverGate(handedOver: handed?.input)) }
+    // A connection handed over starts behind a closed gate, nearest the socket (the others
+    // get theirs only at a hand-over's pause: serving, a gate would be one more handler
+    // every read goes through).
+    if let handed { try pipeline.addHandler(HandOverGate(handedOver: handed.input)) }
     try pipeline.addHandler(writer)
     try pipeline.addHandler(LineDecoder(maxLineLength: max(1, options.maxLineBytes)))
     try pipeline.addHandler(RPCLineCodec(logger: logger))

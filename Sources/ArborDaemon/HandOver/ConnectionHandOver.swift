@@ -44,7 +44,7 @@ enum ConnectionHandOver {
     for entry in entries {
       _ = try? await entry.channel.eventLoop.submit {
         let pipeline = entry.channel.pipeline.syncOperations
-        // A daemon that is not under a descriptor store (an upgrade's) adds the gate now.
+        // The gate goes nearest the socket now (a handed-over connection has one already).
         if (try? pipeline.handler(type: HandOverGate.self)) == nil { try? pipeline.addHandler(HandOverGate(), position: .first) }
         try? pipeline.handler(type: HandOverGate.self).close()
         // And the read already asked of the socket is called off: what it would bring

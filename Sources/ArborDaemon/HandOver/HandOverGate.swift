@@ -1,16 +1,17 @@
 import NIOCore
 
-/// The first handler of a connection of a daemon that hands its connections to the next
-/// process (a service manager keeps descriptors: `$FDSTORE`), nearest the socket.
+/// The first handler of a connection being handed to the next process, nearest the socket:
+/// added at a hand-over's pause (``ConnectionHandOver/pause(_:)``), or at the start of a
+/// connection the previous process handed over.
 ///
-/// Serving, it passes everything on. At a hand-over it is closed: it asks the socket for
+/// Open, it passes everything on. At a hand-over it is closed: it asks the socket for
 /// nothing more (what the client sends after that waits in the kernel for the next
 /// process) and keeps what a read already under way brings (``held``). In the next
 /// process a handed-over connection's gate starts closed, and ``open()`` passes on first
 /// what the previous process had read but not handled, then the socket's.
 ///
 /// ```swift
-/// try pipeline.addHandler(HandOverGate(handedOver: handed?.input))
+/// try pipeline.addHandler(HandOverGate(handedOver: handed.input))
 /// ```
 final class HandOverGate: ChannelDuplexHandler, RemovableChannelHandler {
   typealias InboundIn = ByteBuffer

@@ -85,13 +85,9 @@ struct UpgradeMessage: Codable, Sendable, Equatable {
   var done: Bool? = nil
 
   var bytes: [UInt8] { Array((try? JSONEncoder().encode(self)) ?? Data()) }
+}
 
-  init(ready: Bool? = nil, names: [String]? = nil, done: Bool? = nil) {
-    self.ready = ready
-    self.names = names
-    self.done = done
-  }
-
+extension UpgradeMessage {
   init(bytes: [UInt8]) throws {
     self = try JSONDecoder().decode(Self.self, from: Data(bytes))
   }

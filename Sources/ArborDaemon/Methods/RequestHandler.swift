@@ -472,10 +472,8 @@ final class RequestHandler: Sendable {
     // The JSON values in a result (the state, an intent's result, a request's own values)
     // were encoded or parsed already, which let no non-finite number in: a whole tree is
     // not walked again, on the event loop, to look for one.
-    var encoder = JSONValueEncoder()
-    encoder.trustsJSONValues = true
     do {
-      return try encoder.encode(result)
+      return try JSONValueEncoder.trustingJSONValues.encode(result)
     } catch {
       throw RPCError.internalError("the reply could not be encoded: \(error)")
     }

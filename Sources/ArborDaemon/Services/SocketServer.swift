@@ -49,7 +49,6 @@ struct SocketServer: Service, CustomStringConvertible {
         serverChannel.close(promise: nil)
       }
     } onGracefulShutdown: { [parts] in
-      DaemonUpgrade.serving.withLock { $0 = nil }
       parts.notifier.stopping(status: "stopping: draining intents, saving a snapshot")
       serverChannel.close(promise: nil)
     }

@@ -509,10 +509,8 @@ final class WatchHub: Sendable {
   private func notificationLine<Definition: ArborNotificationDefinition>(_ definition: Definition.Type, _ params: Definition.Params) -> [UInt8]? {
     // A resync holds the state: the hub's own values are not walked again for a
     // non-finite number (``JSONValueEncoder/trustsJSONValues``).
-    var encoder = JSONValueEncoder()
-    encoder.trustsJSONValues = true
     do {
-      return NotificationBytes.notification(Definition.notification.rawValue, try encoder.encode(params))
+      return NotificationBytes.notification(Definition.notification.rawValue, try JSONValueEncoder.trustingJSONValues.encode(params))
     } catch {
       logger.error("the params of a \(Definition.notification.rawValue) notification could not be encoded: \(error)")
       return nil

@@ -35,6 +35,14 @@ public struct JSONValueEncoder: Sendable {
   /// the encoding: a daemon's reply holding its whole state does not repeat it.
   package var trustsJSONValues = false
 
+  /// An encoder that ``trustsJSONValues``: a daemon's replies and notifications, whose
+  /// values it encoded or parsed itself.
+  package static var trustingJSONValues: JSONValueEncoder {
+    var encoder = JSONValueEncoder()
+    encoder.trustsJSONValues = true
+    return encoder
+  }
+
   /// An encoder with no `userInfo`.
   ///
   /// ```swift
@@ -95,9 +103,9 @@ enum _JSONPrimitive {
   /// `value` as a `JSONValue` if its type is one written directly (numbers, strings, and
   /// Foundation's `Date`, `Data`, `URL` and `Decimal`); nil for any other type.
   ///
-  /// Types are compared before anything is cast, so other types cost a few comparisons.
+  /// Types are compared before anything is cast, so other types cost a few comparisons. A
+  /// `JSONValue` is looked through for non-finite numbers unless `trusting`.
   @inline(__always)
-  /// A `JSONValue` is looked through for non-finite numbers unless `trusting`.
   static func encode<T: Encodable>(_ value: T, trusting: Bool = false) throws(_JSONUnencodable) -> JSONValue? {
     if T.self == String.self { return .string(_identity(value, as: String.self)) }
     if T.self == Int.self { return .int(Int64(_identity(value, as: Int.self))) }
