@@ -143,12 +143,20 @@ struct ConnectionOptions: ParsableArguments {
     }
     let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
     let paths = try await localSocketPaths(until: deadline)
-    return try await withTimeout(path: paths.joined(separator: ", ")) {
-      let connection = try await SocketWait.connect(to: paths, until: deadline)
-      defer { connection.close() }
-      return try await body(connection)
+    let path = paths.joined(separator: ", ")
+    // The wait for a socket ends at the deadline by itself, with why (exit 3): the timeout
+    // only bounds a connect that would hang, a moment later, so that on a loaded machine it
+    // does not win the race and say "no answer" for a socket that is not there.
+    let connection = try await withTimeout(path: path, seconds: seconds + Self.connectGrace) {
+      try await SocketWait.connect(to: paths, until: deadline)
     }
+    defer { connection.close() }
+    let left = Double((deadline - ContinuousClock.now) / .milliseconds(1)) / 1000
+    return try await withTimeout(path: path, seconds: max(0.001, left)) { try await body(connection) }
   }
+
+  /// How much longer than `--timeout` a connect may take before it is a timeout.
+  static let connectGrace = 1.0
 
   /// The sockets on this machine to try: those given (`--socket`, `$ARBOR_SOCKET`), else the
   /// default one, waited for until `deadline` while its folder exists.
@@ -165,13 +173,16 @@ struct ConnectionOptions: ParsableArguments {
 
   /// Runs `body` within `--timeout` seconds: past it, the failure is a timeout (exit 4);
   /// the client's errors become the exit codes they stand for.
-  func withTimeout<T: Sendable>(path: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+  /// `seconds` (the whole of `--timeout` unless given) is how long is waited; the message
+  /// names `--timeout` as given.
+  func withTimeout<T: Sendable>(path: String, seconds limit: Double? = nil, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     let seconds = self.seconds
+    let limit = limit ?? seconds
     do {
       return try await withThrowingTaskGroup(of: T.self) { group in
         group.addTask { try await body() }
         group.addTask {
-          try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+          try await Task.sleep(for: .milliseconds(Int64(limit * 1000)))
           throw CommandFailure(.timeout, "no answer from \(path) within \(seconds) s (--timeout)")
         }
         defer { group.cancelAll() }
