@@ -1,0 +1,1 @@
+../../../Sources/ArborDaemon/HandOver/HandedWatch.swift
