@@ -22,6 +22,19 @@ extension Model {
     return anchorRestored(root, revision: revision, dependencies)
   }
 
+  /// Decodes an encoded snapshot record as ``andAnchor(restoring:_:)-(Data,_)`` would,
+  /// migrating it when it was written by another schema, and anchors nothing: no model
+  /// runs. Throws the error that restoring it would throw. A process about to take over a
+  /// running daemon's state checks with it first, while the daemon still serves.
+  ///
+  /// ```swift
+  /// try AppModel.checkRestorable(snapshot)
+  /// ```
+  package static func checkRestorable(_ data: Data) throws {
+    try refuseUnlessRestorable()
+    _ = try decodeSnapshot(data)
+  }
+
   /// Restores a tree from a snapshot record; see ``andAnchor(restoring:_:)-(Data,_)``.
   ///
   /// ```swift

@@ -104,10 +104,11 @@ public struct ArborDaemon<Root: Model>: Sendable {
     // The sockets systemd passed: the daemon's own, and the HTTP listener's if a socket
     // unit named it `http`.
     // A hand-over's connections and state (``ConnectionHandOver``) wait for the socket server.
-    // An upgrade's new process (``DaemonUpgrade``) takes its descriptors from the old one,
-    // and waits for it to exit, before anything else.
+    // An upgrade's new process (``DaemonUpgrade``) checks that it can restore the old
+    // one's state (or the old one serves on), takes its descriptors from it, and waits for
+    // it to exit, before anything else.
     DaemonUpgrade.recordExecutable()
-    let all = ListenSockets.take() + (try await UpgradeIntake.take(logger: logger))
+    let all = ListenSockets.take() + (try await UpgradeIntake.take(logger: logger) { try Root.checkRestorable($0) })
     HandOverIntake.offer(all.filter { HandOverState.isHandedOver($0.name) })
     let passed = all.filter { !HandOverState.isHandedOver($0.name) }
     let adopted = passed.first { $0.name != "http" }

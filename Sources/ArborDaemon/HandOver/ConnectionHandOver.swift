@@ -79,12 +79,13 @@ enum ConnectionHandOver {
   }
 
   /// Writes out each connection's output, then stores its socket and, in one memory file,
-  /// every stored connection's state. Returns how many connections were handed over; the
-  /// others are closed by the caller.
+  /// every stored connection's state (stored with no connection too: the next process's
+  /// generation). Returns how many connections were handed over; the others are closed by
+  /// the caller.
   static func handOver(_ parts: DaemonParts, to keeper: any DescriptorKeeper) async -> Int {
     let entries = parts.connections.all
     let room = keeper.capacity - 2  // the listening socket and the state
-    guard room > 0, !entries.isEmpty else { return 0 }
+    guard room >= 0 else { return 0 }
     // What the watches were sent is the hub's revision (``pause(_:)`` waited for it).
     let revision = parts.hub.revision
     var captured: [(id: Int, cookie: UInt64, connection: HandOverState.Connection)] = []
@@ -102,13 +103,12 @@ enum ConnectionHandOver {
       captured = Array(captured.prefix(room))
     }
     let descriptors = SocketCookie.descriptors()
-    var state = HandOverState(generation: HandOverIntake.generation + 1, revision: revision, connections: [:])
+    var state = HandOverState(generation: HandOverIntake.generation + 1, revision: revision, schema: parts.host.schemaHash, connections: [:])
     for connection in captured {
       let name = HandOverState.descriptorName(connection.id)
       guard let descriptor = descriptors[connection.cookie], keeper.store(descriptor, name: name) else { continue }
       state.connections[name] = connection.connection
     }
-    guard !state.connections.isEmpty else { return 0 }
     do {
       let file = try MemoryFile.holding(Array(try JSONEncoder().encode(state)), name: "arbor-handover")
       defer { close(file) }
@@ -175,6 +175,13 @@ enum ConnectionHandOver {
       parts.notifier.removeStored(name: HandOverState.stateName)
     }
     HandOverIntake.generation = state?.generation ?? HandOverIntake.generation
+    // A model of another schema migrated the state: what each watcher holds is of the old
+    // shape, and a patch of the new one would not apply to it.
+    let migrated = state.map { $0.schema != parts.host.schemaHash } ?? false
+    if migrated, let state {
+      parts.logger.notice(
+        "the state was handed over by a model of schema \(state.schema ?? "(not said)") and migrated to \(parts.host.schemaHash): every state watch gets a resync")
+    }
     // The watches go on from the hub's copy of the state: wait until the pump made it.
     let deadline = ContinuousClock.now + .seconds(5)
     while !parts.hub.holdsState && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(2)) }
@@ -183,7 +190,8 @@ enum ConnectionHandOver {
     // of those not yet registered go on from.
     var adopted: [any Channel] = []
     for socket in passed where socket.name != HandOverState.stateName {
-      let handed = state?.connections[socket.name]
+      var handed = state?.connections[socket.name]
+      if migrated { handed?.watches = handed?.watches.map { $0.resyncingFirst() } ?? [] }
       let revision = state?.revision ?? 0
       do {
         let channel = try await ClientBootstrap(group: parts.eventLoops)

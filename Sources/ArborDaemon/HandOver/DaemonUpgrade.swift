@@ -2,6 +2,7 @@ import ArborClient
 import Foundation
 import Logging
 import NIOCore
+import NIOPosix
 import Synchronization
 
 #if canImport(Glibc)
@@ -14,8 +15,11 @@ import Synchronization
 /// `SIGTERM` and hands it the listening socket and every connection with its watches
 /// (``ConnectionHandOver``, over a socket pair: ``UpgradeHandOff``). The new process waits
 /// for this one to exit, restores the state it saved, and serves the same connections.
-/// Should the new process not start (a bad binary, an option it refuses), this one says why
-/// and goes on serving.
+/// Before that, the new process is handed this one's state as it is and checks that it can
+/// restore it (a new build may have changed the model: its `migrate` runs as at a start).
+/// Should the new process not start (a bad binary, an option it refuses) or not restore the
+/// state (another root model, a migration that refuses it), this one says why and goes on
+/// serving.
 ///
 /// ```sh
 /// cp .build/release/counterfactd /usr/local/bin/counterfactd   # the new build
@@ -96,6 +100,17 @@ enum DaemonUpgrade {
     guard let cookie = try? await SocketCookie.of(listener).get(), let listening = SocketCookie.descriptors()[cookie] else {
       return .failure(Refusal(description: "the listening socket's descriptor cannot be found"))
     }
+    // The state as it is now, for the new process to check that it can restore it (a new
+    // build may have changed the model) while this one still serves.
+    let state: Int32
+    do {
+      let host = parts.host
+      let data = try await NIOThreadPool.singleton.runIfActive { try host.snapshotData() }
+      state = try MemoryFile.holding(Array(data), name: "arbor-upgrade-state")
+    } catch {
+      return .failure(Refusal(description: "the state could not be taken for the new process to check: \(error)"))
+    }
+    defer { close(state) }
     let ends: (Int32, Int32)
     do {
       ends = try DescriptorPassing.pair()
@@ -113,7 +128,18 @@ enum DaemonUpgrade {
     }
     close(theirs)
     logger.notice("upgrading: started \(binary) (pid \(pid)) to take over; waiting until it is ready")
-    if let failure = await StoreCall.run({ () -> String? in awaitReady(own, pid: pid) }) {
+    if let failure = await StoreCall.run({ () -> String? in
+      do {
+        try DescriptorPassing.send(own, payload: UpgradeMessage(state: true).bytes, descriptors: [state])
+      } catch {
+        // A process that ended at once has closed its end.
+        let status = exitStatus(pid)
+        if status != stillRunning { return "ended before it was ready (\(status))" }
+        kill(pid, SIGKILL)
+        return "could not be sent this daemon's state: \(error) (killed; \(exitStatus(pid)))"
+      }
+      return awaitReady(own, pid: pid)
+    }) {
       close(own)
       return .failure(Refusal(description: "the new process (pid \(pid)) \(failure)"))
     }
@@ -193,7 +219,16 @@ enum DaemonUpgrade {
     do {
       guard let message = try DescriptorPassing.receive(socket) else { return "ended before it was ready (\(exitStatus(pid)))" }
       for descriptor in message.descriptors { close(descriptor) }
-      guard (try? UpgradeMessage(bytes: message.payload))?.ready == true else {
+      let said = try? UpgradeMessage(bytes: message.payload)
+      if let refused = said?.refused {
+        var status = exitStatus(pid)
+        if status == stillRunning {
+          kill(pid, SIGKILL)
+          status = "killed; \(exitStatus(pid))"
+        }
+        return "\(refused) (\(status))"
+      }
+      guard said?.ready == true else {
         kill(pid, SIGKILL)
         return "said \(String(decoding: message.payload.prefix(200), as: UTF8.self)) instead of that it was ready (killed; \(exitStatus(pid)))"
       }
@@ -216,6 +251,8 @@ enum DaemonUpgrade {
       if waited < 0 && errno != EINTR { return "its status is not known" }
       usleep(10_000)
     }
-    return "still running"
+    return stillRunning
   }
+
+  private static let stillRunning = "still running"
 }

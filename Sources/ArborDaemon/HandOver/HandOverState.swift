@@ -1,10 +1,11 @@
 /// What the next process needs besides the descriptors: the revision the handing process
-/// stopped at, how many hand-overs came before, and each connection's unhandled input and
-/// watches, by the name its descriptor was stored under. Passed as JSON in a memory file
-/// stored as `handover`.
+/// stopped at and the schema of its model, how many hand-overs came before, and each
+/// connection's unhandled input and watches, by the name its descriptor was stored under.
+/// Passed as JSON in a memory file stored as `handover`, at every hand-over (with no
+/// connection, it still counts the generation).
 ///
 /// ```swift
-/// let state = HandOverState(generation: 1, revision: 12, connections: ["connection-4": .init(input: [], watches: [])])
+/// let state = HandOverState(generation: 1, revision: 12, schema: AppModel.schemaHash, connections: ["connection-4": .init(input: [], watches: [])])
 /// ```
 struct HandOverState: Codable, Sendable, Equatable {
   /// One connection: what it had sent that was not a whole line yet, and its watches.
@@ -17,6 +18,10 @@ struct HandOverState: Codable, Sendable, Equatable {
   var generation: Int
   /// The revision the handing process saved and stopped at.
   var revision: UInt64
+  /// The schema hash of the handing process's root model. A next process whose model has
+  /// another migrated the state, and its watchers' copies are of the old shape: each state
+  /// watch gets a resync. Nil from a process that did not say (treated as another schema).
+  var schema: String?
   var connections: [String: Connection]
 
   /// The name a connection's descriptor is stored under.

@@ -20,3 +20,13 @@ struct HandedWatch: Codable, Sendable, Equatable {
   var types: [String]?
   var awaitingResync: Bool
 }
+
+extension HandedWatch {
+  /// The same watch, to be resynced before its next patch (a state watch; an events
+  /// watch has nothing to resync).
+  func resyncingFirst() -> HandedWatch {
+    var watch = self
+    watch.awaitingResync = kind == .state
+    return watch
+  }
+}

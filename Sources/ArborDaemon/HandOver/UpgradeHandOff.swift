@@ -76,11 +76,16 @@ final class UpgradeHandOff: DescriptorKeeper {
   }
 }
 
-/// What the two processes of an upgrade say to each other, one JSON object a message:
-/// `{"ready":true}` from the new one; `{"names":[…]}` with as many descriptors, then
-/// `{"done":true}`, from the old one.
+/// What the two processes of an upgrade say to each other, one JSON object a message, in
+/// this order:
+/// 1. `{"state":true}` from the old one, with a memory file holding its snapshot record;
+/// 2. `{"ready":true}` from the new one once it could decode (and migrate) that state, or
+///    `{"refused":"…"}` saying why it cannot, and it exits;
+/// 3. `{"names":[…]}` with as many descriptors, then `{"done":true}`, from the old one.
 struct UpgradeMessage: Codable, Sendable, Equatable {
+  var state: Bool? = nil
   var ready: Bool? = nil
+  var refused: String? = nil
   var names: [String]? = nil
   var done: Bool? = nil
 

@@ -7,13 +7,16 @@ import Logging
 #endif
 
 /// The new process's side of an upgrade (``DaemonUpgrade``): started with
-/// ``DaemonUpgrade/variable`` naming its end of the socket pair, it says it is ready, takes
-/// the descriptors the old process hands over (the listening socket, the connections, the
-/// hand-over's state) and waits until the old process has exited, before it opens
-/// anything of the state's. The descriptors then go the way systemd's would.
+/// ``DaemonUpgrade/variable`` naming its end of the socket pair, it first checks that it
+/// can restore the old process's state (its snapshot record, decoded and migrated as a
+/// start would, with no model run) and says it is ready, or why it cannot and exits, the
+/// old process serving on. Then it takes the descriptors the old process hands over (the
+/// listening socket, the connections, the hand-over's state) and waits until the old
+/// process has exited, before it opens anything of the state's. The descriptors then go
+/// the way systemd's would.
 ///
 /// ```swift
-/// let passed = ListenSockets.take() + (try await UpgradeIntake.take(logger: logger))
+/// let passed = ListenSockets.take() + (try await UpgradeIntake.take(logger: logger) { try AppModel.checkRestorable($0) })
 /// ```
 enum UpgradeIntake {
   /// The name the listening socket is passed under.
@@ -22,14 +25,20 @@ enum UpgradeIntake {
   static let handOverLimit = Duration.seconds(120)
 
   /// The descriptors an upgrade passed to this process; none when it was not started by
-  /// one. Throws when the old process ended before it handed over.
-  static func take(logger: Logger) async throws -> [ListenSockets.Socket] {
+  /// one. `check` is given the old process's encoded snapshot record and throws when this
+  /// process cannot restore it (another root, a schema it cannot migrate): then the old
+  /// process is told why and serves on, and this throws. Throws too when the old process
+  /// ended before it handed over.
+  static func take(logger: Logger, check: @escaping @Sendable (Data) throws -> Void) async throws -> [ListenSockets.Socket] {
     guard let value = getenv(DaemonUpgrade.variable), let socket = Int32(String(cString: value)) else { return [] }
     unsetenv(DaemonUpgrade.variable)
     _ = fcntl(socket, F_SETFD, FD_CLOEXEC)
     defer { close(socket) }
     let received: Result<[ListenSockets.Socket], DescriptorPassing.Failure> = await StoreCall.run {
-      Result { () throws(DescriptorPassing.Failure) in try handOver(on: socket) }
+      Result { () throws(DescriptorPassing.Failure) in
+        try checkState(on: socket, check)
+        return try handOver(on: socket)
+      }
     }
     let sockets: [ListenSockets.Socket]
     do {
@@ -41,10 +50,43 @@ enum UpgradeIntake {
     return sockets
   }
 
-  /// Says ready, receives until `done`, then waits for the end of the socket (the old
-  /// process exited, its state directory's lock released). Blocks its thread.
+  /// Waits for the old process's state, and says ready when `check` takes it, or why not
+  /// (then throws). Blocks its thread.
+  private static func checkState(on socket: Int32, _ check: (Data) throws -> Void) throws(DescriptorPassing.Failure) {
+    guard let message = try next(on: socket, within: handOverLimit, waitingFor: "its state") else {
+      throw DescriptorPassing.Failure(description: "it ended before it sent its state")
+    }
+    defer { for descriptor in message.descriptors { close(descriptor) } }
+    guard (try? UpgradeMessage(bytes: message.payload))?.state == true, let file = message.descriptors.first else {
+      throw DescriptorPassing.Failure(description: "it sent \(String(decoding: message.payload.prefix(200), as: UTF8.self)) instead of its state")
+    }
+    let refusal: String?
+    do {
+      try check(Data(try MemoryFile.contents(of: file)))
+      refusal = nil
+    } catch {
+      refusal = "\(error)"
+    }
+    guard let refusal else {
+      try DescriptorPassing.send(socket, payload: UpgradeMessage(ready: true).bytes)
+      return
+    }
+    try DescriptorPassing.send(socket, payload: UpgradeMessage(refused: "cannot restore its state: \(refusal)").bytes)
+    throw DescriptorPassing.Failure(description: "this process cannot restore its state (\(refusal)); it serves on")
+  }
+
+  /// The next message on `socket`, nil at its end; throws when none came in time.
+  private static func next(on socket: Int32, within limit: Duration, waitingFor what: String) throws(DescriptorPassing.Failure) -> (payload: [UInt8], descriptors: [Int32])? {
+    var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+    guard poll(&poller, 1, Int32(limit.components.seconds * 1000)) > 0 else {
+      throw DescriptorPassing.Failure(description: "it did not send \(what) within \(limit)")
+    }
+    return try DescriptorPassing.receive(socket)
+  }
+
+  /// Receives until `done`, then waits for the end of the socket (the old process exited,
+  /// its state directory's lock released). Blocks its thread.
   private static func handOver(on socket: Int32) throws(DescriptorPassing.Failure) -> [ListenSockets.Socket] {
-    try DescriptorPassing.send(socket, payload: UpgradeMessage(ready: true).bytes)
     var sockets: [ListenSockets.Socket] = []
     var done = false
     let deadline = ContinuousClock.now + handOverLimit

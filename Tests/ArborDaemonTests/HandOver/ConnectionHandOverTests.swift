@@ -58,6 +58,64 @@ import Testing
     #expect(!watcher.ended && !caller.ended, "a client saw its connection end")
   }
 
+  /// A restart with no client connected is a hand-over too: the next process counts it.
+  @Test func aRestartWithNoConnectionStillCountsTheGeneration() async throws {
+    let notify = try NotifyListener(path: try DaemonHarness.temporaryDirectory() + "/notify")
+    defer { notify.close() }
+    let daemon = try SpawnedDaemon(environment: ["NOTIFY_SOCKET": notify.path, "FDSTORE": "16"])
+    defer { daemon.kill() }
+    try await daemon.start()
+    try await eventually("the daemon to store its socket\n\(notify.messages)") { notify.storedDescriptors.contains { $0.name == "socket" } }
+    try await daemon.terminate()
+    let stored = notify.storedDescriptors
+    #expect(stored.map(\.name).sorted() == ["handover", "socket"], "\(stored.map(\.name))\n\(daemon.log)")
+
+    try await daemon.start(passingAll: stored)
+    let status = try await daemon.connect().call("daemon.status")
+    #expect(status["generation"] == 1, "\(status)")
+    #expect(daemon.log.contains("took over 0 connections at revision 0 (generation 1)"), "\(daemon.log)")
+  }
+
+  /// A next process whose model has another schema migrates the state it restores: what
+  /// the watchers hold is of the old shape, so each handed state watch gets a resync (the
+  /// whole value at the revision handed over) before the next patch. The test changes the
+  /// schema the handing process wrote into the hand-over's state, as a new build would
+  /// find it.
+  @Test func aModelOfAnotherSchemaGivesEveryHandedWatchAResync() async throws {
+    let notify = try NotifyListener(path: try DaemonHarness.temporaryDirectory() + "/notify")
+    defer { notify.close() }
+    let daemon = try SpawnedDaemon(environment: ["NOTIFY_SOCKET": notify.path, "FDSTORE": "16"])
+    defer { daemon.kill() }
+    try await daemon.start()
+    try await eventually("the daemon to store its socket\n\(notify.messages)") { notify.storedDescriptors.contains { $0.name == "socket" } }
+    let (watcher, subscription, caller) = try await Self.watcherAndCaller(on: daemon.socket)
+    try await daemon.terminate()
+
+    var stored = notify.storedDescriptors
+    let index = try #require(stored.firstIndex { $0.name == "handover" }, "\(stored.map(\.name))")
+    _ = lseek(stored[index].descriptor, 0, SEEK_SET)
+    let written = String(decoding: FileHandle(fileDescriptor: stored[index].descriptor, closeOnDealloc: false).readDataToEndOfFile(), as: UTF8.self)
+    let earlier = written.replacing(/"schema":"[^"]*"/, with: #""schema":"an-earlier-schema""#)
+    #expect(earlier != written, "the hand-over's state names its schema: \(written)")
+    let file = try DaemonHarness.temporaryDirectory() + "/handover.json"
+    try earlier.write(toFile: file, atomically: false, encoding: .utf8)
+    let descriptor = open(file, O_RDONLY | O_CLOEXEC)
+    defer { close(descriptor) }
+    stored[index].descriptor = descriptor
+
+    try await daemon.start(passingAll: stored)
+    let resync = try await watcher.message("the resync after the migration")
+    #expect(resync["params"]?["subscription"]?.intValue == subscription, "\(resync)")
+    #expect(resync["params"]?["resync"] == true && resync["params"]?["revision"] == 1, "the whole value at the revision handed over: \(resync)")
+    #expect(resync["params"]?["value"]?.arrayValue?.count == 1, "\(resync)")
+    caller.send(Self.addButton)
+    #expect(try await caller.message("an intent after the restart")["result"]?["revision"] == 2)
+    let next = try await watcher.message("the change after the resync")
+    #expect(next["params"]?["revision"] == 2 && next["params"]?["resync"] == nil, "then patches again: \(next)")
+    #expect(daemon.log.contains("migrated to"), "\(daemon.log)")
+    #expect(!watcher.ended && !caller.ended, "a client saw its connection end")
+  }
+
   /// A watcher of `/counters`, and a caller whose first intent made revision 1, which the
   /// watcher saw under its subscription.
   static func watcherAndCaller(on socket: String) async throws -> (watcher: LineSocket, subscription: Int64, caller: LineSocket) {

@@ -86,6 +86,31 @@ import Testing
     try await eventually("the new process to exit after SIGTERM", seconds: 30) { kill(next, 0) != 0 }
   }
 
+  /// A new binary whose model cannot restore the running state (here another root model
+  /// altogether) says so while the old process still serves: the upgrade is refused with
+  /// its reason, and no client notices.
+  @Test func aBinaryThatCannotRestoreTheStateLeavesTheOldOneServing() async throws {
+    let daemon = try SpawnedDaemon()
+    defer { daemon.kill() }
+    try await daemon.start()
+    let (watcher, subscription, caller) = try await ConnectionHandOverTests.watcherAndCaller(on: daemon.socket)
+
+    let refused = try await ArborctlTests.arborctl(["upgrade", "--binary", TodosCalls.todosd()], socket: daemon.socket)
+    #expect(refused.status == .exited(1), "\(refused.output)\(refused.error)")
+    #expect(refused.error.contains("cannot restore its state"), "\(refused.error)")
+    #expect(refused.error.contains("not of TodoListModel"), "the reason the new process found: \(refused.error)")
+    #expect(daemon.log.contains("the upgrade did not happen"), "\(daemon.log)")
+
+    caller.send(#"{"jsonrpc":"2.0","id":4,"method":"daemon.status"}"#)
+    let status = try await caller.message("daemon.status after the refused upgrade")
+    #expect(status["result"]?["pid"]?.intValue == Int64(daemon.processID) && status["result"]?["generation"] == 0, "\(status)")
+    caller.send(Self.addButton)
+    #expect(try await caller.message("an intent after the refused upgrade")["result"]?["revision"] == 2)
+    let change = try await watcher.message("the change after the refused upgrade")
+    #expect(change["params"]?["subscription"]?.intValue == subscription && change["params"]?["revision"] == 2, "\(change)")
+    #expect(!watcher.ended && !caller.ended, "a client saw its connection end")
+  }
+
   @Test func aNewBinaryThatDoesNotStartLeavesTheOldOneServing() async throws {
     // The daemon runs from a path of its own, which the test then fills with a broken build.
     let binary = try DaemonHarness.temporaryDirectory() + "/counterfactd"
