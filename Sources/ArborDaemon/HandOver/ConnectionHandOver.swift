@@ -190,8 +190,9 @@ enum ConnectionHandOver {
     // of those not yet registered go on from.
     var adopted: [any Channel] = []
     for socket in passed where socket.name != HandOverState.stateName {
-      var handed = state?.connections[socket.name]
-      if migrated { handed?.watches = handed?.watches.map { $0.resyncingFirst() } ?? [] }
+      var connection = state?.connections[socket.name]
+      if migrated, let watches = connection?.watches { connection?.watches = watches.map { $0.resyncingFirst() } }
+      let handed = connection
       let revision = state?.revision ?? 0
       do {
         let channel = try await ClientBootstrap(group: parts.eventLoops)

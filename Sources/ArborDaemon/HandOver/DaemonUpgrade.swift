@@ -234,6 +234,9 @@ enum DaemonUpgrade {
       }
       return nil
     } catch {
+      // A process that exits without reading the state it was sent resets its end.
+      let status = exitStatus(pid)
+      if status != stillRunning { return "ended before it was ready (\(status))" }
       kill(pid, SIGKILL)
       return "could not be heard: \(error) (killed; \(exitStatus(pid)))"
     }
