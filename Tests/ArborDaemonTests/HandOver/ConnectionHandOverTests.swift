@@ -19,12 +19,9 @@ import Testing
   static let addButton = #"{"jsonrpc":"2.0","id":2,"method":"intent.call","params":{"intent":"addButtonTapped"}}"#
 
   @Test func aWatcherAndAClientKeepTheirConnectionsAcrossARestart() async throws {
-    let notify = try NotifyListener(path: try DaemonHarness.temporaryDirectory() + "/notify")
+    let (notify, daemon) = try await Self.startedUnderAStore()
     defer { notify.close() }
-    let daemon = try SpawnedDaemon(environment: ["NOTIFY_SOCKET": notify.path, "FDSTORE": "16"])
     defer { daemon.kill() }
-    try await daemon.start()
-    try await eventually("the daemon to store its socket\n\(notify.messages)") { notify.storedDescriptors.contains { $0.name == "socket" } }
 
     let (watcher, subscription, caller) = try await Self.watcherAndCaller(on: daemon.socket)
 
@@ -60,12 +57,9 @@ import Testing
 
   /// A restart with no client connected is a hand-over too: the next process counts it.
   @Test func aRestartWithNoConnectionStillCountsTheGeneration() async throws {
-    let notify = try NotifyListener(path: try DaemonHarness.temporaryDirectory() + "/notify")
+    let (notify, daemon) = try await Self.startedUnderAStore()
     defer { notify.close() }
-    let daemon = try SpawnedDaemon(environment: ["NOTIFY_SOCKET": notify.path, "FDSTORE": "16"])
     defer { daemon.kill() }
-    try await daemon.start()
-    try await eventually("the daemon to store its socket\n\(notify.messages)") { notify.storedDescriptors.contains { $0.name == "socket" } }
     try await daemon.terminate()
     let stored = notify.storedDescriptors
     #expect(stored.map(\.name).sorted() == ["handover", "socket"], "\(stored.map(\.name))\n\(daemon.log)")
@@ -82,12 +76,9 @@ import Testing
   /// schema the handing process wrote into the hand-over's state, as a new build would
   /// find it.
   @Test func aModelOfAnotherSchemaGivesEveryHandedWatchAResync() async throws {
-    let notify = try NotifyListener(path: try DaemonHarness.temporaryDirectory() + "/notify")
+    let (notify, daemon) = try await Self.startedUnderAStore()
     defer { notify.close() }
-    let daemon = try SpawnedDaemon(environment: ["NOTIFY_SOCKET": notify.path, "FDSTORE": "16"])
     defer { daemon.kill() }
-    try await daemon.start()
-    try await eventually("the daemon to store its socket\n\(notify.messages)") { notify.storedDescriptors.contains { $0.name == "socket" } }
     let (watcher, subscription, caller) = try await Self.watcherAndCaller(on: daemon.socket)
     try await daemon.terminate()
 
@@ -114,6 +105,26 @@ import Testing
     #expect(next["params"]?["revision"] == 2 && next["params"]?["resync"] == nil, "then patches again: \(next)")
     #expect(daemon.log.contains("migrated to"), "\(daemon.log)")
     #expect(!watcher.ended && !caller.ended, "a client saw its connection end")
+  }
+
+  /// A daemon started under a descriptor store of `capacity` descriptors (the test's notify
+  /// socket plays systemd's), once it stored its socket there.
+  static func startedUnderAStore(capacity: Int = 16) async throws -> (notify: NotifyListener, daemon: SpawnedDaemon) {
+    let notify = try NotifyListener(path: try DaemonHarness.temporaryDirectory() + "/notify")
+    do {
+      let daemon = try SpawnedDaemon(environment: ["NOTIFY_SOCKET": notify.path, "FDSTORE": String(capacity)])
+      do {
+        try await daemon.start()
+        try await eventually("the daemon to store its socket\n\(notify.messages)") { notify.storedDescriptors.contains { $0.name == "socket" } }
+        return (notify, daemon)
+      } catch {
+        daemon.kill()
+        throw error
+      }
+    } catch {
+      notify.close()
+      throw error
+    }
   }
 
   /// A watcher of `/counters`, and a caller whose first intent made revision 1, which the

@@ -101,11 +101,7 @@ import Testing
     #expect(refused.error.contains("not of TodoListModel"), "the reason the new process found: \(refused.error)")
     #expect(daemon.log.contains("the upgrade did not happen"), "\(daemon.log)")
 
-    caller.send(#"{"jsonrpc":"2.0","id":4,"method":"daemon.status"}"#)
-    let status = try await caller.message("daemon.status after the refused upgrade")
-    #expect(status["result"]?["pid"]?.intValue == Int64(daemon.processID) && status["result"]?["generation"] == 0, "\(status)")
-    caller.send(Self.addButton)
-    #expect(try await caller.message("an intent after the refused upgrade")["result"]?["revision"] == 2)
+    try await Self.expectServingOn(daemon, caller: caller)
     let change = try await watcher.message("the change after the refused upgrade")
     #expect(change["params"]?["subscription"]?.intValue == subscription && change["params"]?["revision"] == 2, "\(change)")
     #expect(!watcher.ended && !caller.ended, "a client saw its connection end")
@@ -132,11 +128,17 @@ import Testing
     #expect(daemon.log.contains("ended before it was ready (exit status 3)"), "\(daemon.log)")
     #expect(daemon.log.contains("this build cannot start"), "the new process's own words are in the same log")
     // The old process serves on, the same connection and new ones.
-    caller.send(#"{"jsonrpc":"2.0","id":4,"method":"daemon.status"}"#)
-    let status = try await caller.message("daemon.status after the failed upgrade")
-    #expect(status["result"]?["pid"]?.intValue == Int64(daemon.processID) && status["result"]?["generation"] == 0, "\(status)")
-    caller.send(Self.addButton)
-    #expect(try await caller.message("an intent after the failed upgrade")["result"]?["revision"] == 2)
+    try await Self.expectServingOn(daemon, caller: caller)
     #expect(try await daemon.connect().call("state.get")["revision"] == 2)
+  }
+
+  /// The daemon whose upgrade did not happen is the same process, not handed over
+  /// (generation 0), and answers `caller`'s next intent with revision 2.
+  static func expectServingOn(_ daemon: SpawnedDaemon, caller: LineSocket) async throws {
+    caller.send(#"{"jsonrpc":"2.0","id":4,"method":"daemon.status"}"#)
+    let status = try await caller.message("daemon.status after the upgrade that did not happen")
+    #expect(status["result"]?["pid"]?.intValue == Int64(daemon.processID) && status["result"]?["generation"] == 0, "\(status)")
+    caller.send(addButton)
+    #expect(try await caller.message("an intent after the upgrade that did not happen")["result"]?["revision"] == 2)
   }
 }
