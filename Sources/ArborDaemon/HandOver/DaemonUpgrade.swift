@@ -210,9 +210,7 @@ enum DaemonUpgrade {
   /// happened instead (it exited, said something else, or said nothing in time: then it is
   /// killed). Blocks its thread.
   private static func awaitReady(_ socket: Int32, pid: pid_t) -> String? {
-    var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-    let milliseconds = Int32(readyLimit.components.seconds * 1000)
-    guard poll(&poller, 1, milliseconds) > 0 else {
+    guard DescriptorPassing.readable(socket, within: readyLimit) else {
       kill(pid, SIGKILL)
       return "did not say it was ready within \(readyLimit) (killed; \(exitStatus(pid)))"
     }

@@ -57,6 +57,20 @@ enum DescriptorPassing {
     }
   }
 
+  /// Whether `socket` has a message (or its end) to read within `limit`; waits at most that.
+  static func readable(_ socket: Int32, within limit: Duration) -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while true {
+      let left = deadline - ContinuousClock.now
+      guard left > .zero else { return false }
+      var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+      let ready = poll(&poller, 1, Int32(min(Double(Int32.max), (left / .milliseconds(1)).rounded(.up))))
+      if ready > 0 { return true }
+      if ready < 0 && errno == EINTR { continue }
+      return false
+    }
+  }
+
   /// The next message and the descriptors that came with it (closed on exec); nil once the
   /// other end is closed. Waits for it.
   static func receive(_ socket: Int32) throws(Failure) -> (payload: [UInt8], descriptors: [Int32])? {

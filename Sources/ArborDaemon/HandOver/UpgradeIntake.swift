@@ -53,7 +53,10 @@ enum UpgradeIntake {
   /// Waits for the old process's state, and says ready when `check` takes it, or why not
   /// (then throws). Blocks its thread.
   private static func checkState(on socket: Int32, _ check: (Data) throws -> Void) throws(DescriptorPassing.Failure) {
-    guard let message = try next(on: socket, within: handOverLimit, waitingFor: "its state") else {
+    guard DescriptorPassing.readable(socket, within: handOverLimit) else {
+      throw DescriptorPassing.Failure(description: "it did not send its state within \(handOverLimit)")
+    }
+    guard let message = try DescriptorPassing.receive(socket) else {
       throw DescriptorPassing.Failure(description: "it ended before it sent its state")
     }
     defer { for descriptor in message.descriptors { close(descriptor) } }
@@ -75,15 +78,6 @@ enum UpgradeIntake {
     throw DescriptorPassing.Failure(description: "this process cannot restore its state (\(refusal)); it serves on")
   }
 
-  /// The next message on `socket`, nil at its end; throws when none came in time.
-  private static func next(on socket: Int32, within limit: Duration, waitingFor what: String) throws(DescriptorPassing.Failure) -> (payload: [UInt8], descriptors: [Int32])? {
-    var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-    guard poll(&poller, 1, Int32(limit.components.seconds * 1000)) > 0 else {
-      throw DescriptorPassing.Failure(description: "it did not send \(what) within \(limit)")
-    }
-    return try DescriptorPassing.receive(socket)
-  }
-
   /// Receives until `done`, then waits for the end of the socket (the old process exited,
   /// its state directory's lock released). Blocks its thread.
   private static func handOver(on socket: Int32) throws(DescriptorPassing.Failure) -> [ListenSockets.Socket] {
@@ -91,9 +85,7 @@ enum UpgradeIntake {
     var done = false
     let deadline = ContinuousClock.now + handOverLimit
     while true {
-      let left = deadline - ContinuousClock.now
-      var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-      guard left > .zero, poll(&poller, 1, Int32(left.components.seconds * 1000 + 1)) > 0 else {
+      guard DescriptorPassing.readable(socket, within: deadline - ContinuousClock.now) else {
         throw DescriptorPassing.Failure(description: done ? "it did not exit within \(handOverLimit)" : "it did not hand over within \(handOverLimit)")
       }
       guard let message = try DescriptorPassing.receive(socket) else {
