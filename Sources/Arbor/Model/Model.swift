@@ -88,6 +88,13 @@ public protocol Model: ModelContainer, Identifiable, Sendable, Codable, JSONSche
   /// How many trailing `models` have the contexts `contexts` ends with, at most `limit`;
   /// specialized per type like ``_$commonPrefix(_:_:)``.
   static func _$commonSuffix(_ models: UnsafeBufferPointer<Self>, _ contexts: ContiguousArray<AnyModelContext>, limit: Int) -> Int
+
+  /// How many leading and trailing elements `models` and `others` share by identity (the
+  /// suffix counted in what the prefix leaves): the loop an undo step runs to keep only
+  /// the part of an array of models a write changed. Specialized per type like
+  /// ``_$commonPrefix(_:_:)``: called through an existential, the generic loop copied
+  /// (retained and released) every element it compared.
+  static func _$sharedEnds(_ models: UnsafeBufferPointer<Self>, _ others: UnsafeBufferPointer<Self>) -> (prefix: Int, suffix: Int)
 }
 
 extension Model {

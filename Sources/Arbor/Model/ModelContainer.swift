@@ -120,6 +120,22 @@ extension Model {
     }
   }
 
+  /// How many leading and trailing elements `models` and `others` share by identity; the
+  /// suffix is counted only in what the prefix leaves of the shorter one.
+  @inlinable
+  public static func _$sharedEnds(_ models: UnsafeBufferPointer<Self>, _ others: UnsafeBufferPointer<Self>) -> (prefix: Int, suffix: Int) {
+    let limit = Swift.min(models.count, others.count)
+    var prefix = 0
+    while prefix < limit, models[prefix]._$modelContext === others[prefix]._$modelContext { prefix += 1 }
+    var suffix = 0
+    while suffix < limit - prefix,
+      models[models.count - 1 - suffix]._$modelContext === others[others.count - 1 - suffix]._$modelContext
+    {
+      suffix += 1
+    }
+    return (prefix, suffix)
+  }
+
   /// How many trailing `models` have the contexts `contexts` ends with, at most `limit`.
   @inlinable
   public static func _$commonSuffix(_ models: UnsafeBufferPointer<Self>, _ contexts: ContiguousArray<AnyModelContext>, limit: Int) -> Int {

@@ -19,14 +19,12 @@ struct SpliceMismatch: Error, CustomStringConvertible {
 extension Array: SplicedModelArray where Element: Model {
   func splice(restoringFrom after: Any) -> UndoStep.Splice? {
     guard let after = after as? [Element] else { return nil }
-    // Two arrays of models compared by identity, without the array of contexts that
-    // `_$commonPrefix(with:)` (reconciliation, against a parent's children) would need.
-    func same(_ a: Element, _ b: Element) -> Bool { a._$modelContext === b._$modelContext }
-    let limit = Swift.min(count, after.count)
-    var prefix = 0
-    while prefix < limit && same(self[prefix], after[prefix]) { prefix += 1 }
-    var suffix = 0
-    while suffix < limit - prefix && same(self[count - 1 - suffix], after[after.count - 1 - suffix]) { suffix += 1 }
+    // Compared by identity in the loop specialized for `Element` (`Model._$sharedEnds`):
+    // here, behind the `SplicedModelArray` existential, a loop of our own would copy every
+    // element it compared.
+    let (prefix, suffix) = withUnsafeBufferPointer { before in
+      after.withUnsafeBufferPointer { after in Element._$sharedEnds(before, after) }
+    }
     let encoder = JSONValueEncoder()
     var insert: [JSONValue] = []
     insert.reserveCapacity(count - suffix - prefix)

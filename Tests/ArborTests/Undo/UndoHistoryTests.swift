@@ -159,6 +159,43 @@ import Testing
     #expect(restored.items.count == 49 && !restored.items.contains { $0.id == removed.id })
   }
 
+  @Test func everyKindOfEditToAnArrayOfModelsIsUndoneByItsSplice() throws {
+    let (list, anchor) = UndoTodoList().andAnchor()
+    for index in 0..<6 { list.addItem("item \(index)") }
+    #expect(anchor.keepUndoHistory(limit: 20))
+    // The edits that meet each end of the comparison: nothing in common at the front, at
+    // the back, or at all; an empty array on either side; a move of an element.
+    let edits: [(name: String, edit: () -> Void)] = [
+      ("prepend", { list.items.insert(UndoTodoItem(title: "first"), at: 0) }),
+      ("append", { list.addItem("last") }),
+      ("replace the middle", { list.items.replaceSubrange(2..<4, with: [UndoTodoItem(title: "m1"), UndoTodoItem(title: "m2"), UndoTodoItem(title: "m3")]) }),
+      ("swap the ends", { list.items.swapAt(0, list.items.count - 1) }),
+      ("remove the first", { list.items.removeFirst() }),
+      ("remove the last", { list.items.removeLast() }),
+      ("replace all", { list.items = [UndoTodoItem(title: "x"), UndoTodoItem(title: "y")] }),
+      ("clear", { list.items = [] }),
+      ("fill", { list.items = [UndoTodoItem(title: "z")] }),
+    ]
+    var stages = [list.items.map { "\($0.id):\($0.title)" }]
+    for (_, edit) in edits {
+      edit()
+      stages.append(list.items.map { "\($0.id):\($0.title)" })
+    }
+    // Rebuilt in another tree from the kept splices alone, undo walks back through every stage.
+    let (record, history) = try anchor.snapshotRecordWithUndoHistory()
+    let (restored, restoredAnchor) = try UndoTodoList.andAnchor(restoring: record)
+    restoredAnchor.keepUndoHistory(restoring: try #require(history), limit: 20)
+    #expect(restored.items.map { "\($0.id):\($0.title)" } == stages.last)
+    for (index, (name, _)) in edits.enumerated().reversed() {
+      restored.node.undoSystem.undo()
+      #expect(restored.items.map { "\($0.id):\($0.title)" } == stages[index], "undoing \(name)")
+    }
+    for (index, (name, _)) in edits.enumerated() {
+      restored.node.undoSystem.redo()
+      #expect(restored.items.map { "\($0.id):\($0.title)" } == stages[index + 1], "redoing \(name)")
+    }
+  }
+
   @Test func aSpliceKeptForAnotherArrayIsRefusedAndReported() throws {
     let (list, anchor) = UndoTodoList().andAnchor()
     list.addItem("a")
