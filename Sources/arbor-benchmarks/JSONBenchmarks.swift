@@ -127,8 +127,62 @@ struct JSONBenchmarks {
     }
     (fromValue, fromData) = (fromValue / scale, fromData / scale)
     report.row("typed: JSONValueDecoder (value) vs JSONDecoder (bytes)", format(fromValue, unit), format(fromData, unit), ratio(fromValue, fromData))
+
+    // Writing: the daemon's replies and notifications are a `JSONValue` (the watch hub's
+    // copy of the state) written as bytes; Foundation writes the same value as a
+    // `JSONSerialization` object, and `JSONEncoder` the typed value, both with sorted keys.
+    let object = try! JSONSerialization.jsonObject(with: data)
+    var written: [UInt8] = []
+    value.writeJSON(to: &written)
+    precondition(written == bytes, "the writer's bytes are not the encoder's")
+    var (write, serialize) = compare(repetitions, runs: runs) {
+      var line: [UInt8] = []
+      value.writeJSON(to: &line)
+      kept &+= line.count
+    } with: {
+      kept &+= try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]).count
+    }
+    (write, serialize) = (write / scale, serialize / scale)
+    report.row("write: JSONValue.writeJSON vs JSONSerialization.data", format(write, unit), format(serialize, unit), ratio(write, serialize))
+    var (writeAgain, encode) = compare(repetitions, runs: runs) {
+      var line: [UInt8] = []
+      value.writeJSON(to: &line)
+      kept &+= line.count
+    } with: {
+      kept &+= try! encoder.encode(root).count
+    }
+    (writeAgain, encode) = (writeAgain / scale, encode / scale)
+    report.row("write: JSONValue.writeJSON vs JSONEncoder (typed)", format(writeAgain, unit), format(encode, unit), ratio(writeAgain, encode))
+    let megabytes = Double(bytes.count) / 1e6
+    let seconds = min(write, writeAgain) * (unit == "ms" ? 1e-3 : 1e-6)
+    report.row("write: MB/s (goal >= 300)", format(megabytes / seconds, "MB/s"), format(megabytes / (min(serialize, encode) * (unit == "ms" ? 1e-3 : 1e-6)), "MB/s"), "")
     report.print()
     precondition(kept > 0)
+  }
+
+  // MARK: - Writing alone
+
+  /// Writes a state of `count` rows for `seconds`, nothing else, and prints the rate: the
+  /// run to give a profiler (`perf record … arbor-benchmarks json-write`).
+  func writeLoop(count: Int, seconds: Double) {
+    let root = PlainRoot(
+      id: "0123456789abcdef", children: (0..<count).map { PlainSmall(id: String(format: "%016x", $0), value: $0, label: "item \($0)") },
+      title: "bench")
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let value = try! JSONValue(parsing: Array(try! encoder.encode(root)))
+    var written = 0
+    var documents = 0
+    let elapsed = Measure.nanoseconds {
+      let start = ContinuousClock.now
+      while ContinuousClock.now - start < .seconds(seconds) {
+        var line: [UInt8] = []
+        value.writeJSON(to: &line)
+        written += line.count
+        documents += 1
+      }
+    }
+    print("wrote \(documents) documents of \(written / max(1, documents)) bytes: \(format(Double(written) / elapsed * 1e3, "MB/s"))")
   }
 
   // MARK: - Restoring a model tree

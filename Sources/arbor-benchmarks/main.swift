@@ -12,6 +12,7 @@ import Foundation
 //   swift run -c release arbor-benchmarks derived        a commit next to memoized values, context keys, preferences
 //   swift run -c release arbor-benchmarks snapshots      snapshot encode/decode, patch sizes
 //   swift run -c release arbor-benchmarks json           ArborJSON's parser and decoder vs Foundation's
+//   swift run -c release arbor-benchmarks json-write     the writer alone, for a profiler (MB/s)
 //   swift run -c release arbor-benchmarks all
 //   arbor-benchmarks daemon [--runs N]                  the daemon vs Redis (make bench-daemon)
 //   arbor-benchmarks instructions [--quick]             only its instructions per request under callgrind
@@ -105,6 +106,8 @@ for suite in selected {
     DerivedValueBenchmarks(divisor: quick ? 10 : 1).run()
   case "json":
     JSONBenchmarks(divisor: quick ? 10 : 1).run()
+  case "json-write":
+    JSONBenchmarks(divisor: 1).writeLoop(count: quick ? 10_000 : 100_000, seconds: quick ? 1 : 5)
   case "daemon":
     let runs = arguments.firstIndex(of: "--runs").flatMap { arguments.index(after: $0) < arguments.endIndex ? Int(arguments[arguments.index(after: $0)]) : nil } ?? 3
     await DaemonBenchmarks(quick: quick, runs: runs).run()
@@ -126,6 +129,6 @@ for suite in selected {
     await SnapshotBenchmarks(divisor: quick ? 10 : 1).run()
     JSONBenchmarks(divisor: quick ? 10 : 1).run()
   default:
-    print("unknown suite '\(suite)'; known: core, reads, appends, runtime, derived, snapshots, json, daemon, postgres, store, large-reply, all")
+    print("unknown suite '\(suite)'; known: core, reads, appends, runtime, derived, snapshots, json, json-write, daemon, postgres, store, large-reply, all")
   }
 }

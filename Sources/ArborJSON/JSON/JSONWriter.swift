@@ -9,9 +9,9 @@ extension JSONValue {
   /// let data = JSONValue(["b": 1, "a": [true, nil]]).jsonData()   // {"a":[true,null],"b":1}
   /// ```
   public func jsonData() -> Data {
-    var writer = JSONWriter()
-    writer.write(self)
-    return Data(writer.bytes)
+    var bytes: [UInt8] = []
+    writeJSON(to: &bytes)
+    return Data(bytes)
   }
 
   /// Appends the value as compact JSON text (UTF-8, keys sorted) to `bytes`.
@@ -22,10 +22,7 @@ extension JSONValue {
   /// line.append(0x0A)
   /// ```
   public func writeJSON(to bytes: inout [UInt8]) {
-    var writer = JSONWriter(bytes: bytes)
-    bytes = []
-    writer.write(self)
-    bytes = writer.bytes
+    JSONWriter.appending(to: &bytes) { $0.write(self) }
   }
 
   /// The value as one line of compact JSON text (keys sorted) ending in `\n`: how every
@@ -54,12 +51,70 @@ extension JSONValue {
 }
 
 /// Writes JSON values as compact UTF-8 text.
+///
+/// The text goes first into a chunk of memory on the stack, with no check but its room,
+/// and from there into the array a kilobyte at a time: a value's many small pieces (a key,
+/// a colon, a number) each cost a few stores, not an array append with its uniqueness and
+/// capacity checks.
 struct JSONWriter {
-  var bytes: [UInt8] = []
+  /// The text written so far, less what is still in the chunk.
+  private var bytes: [UInt8]
+  private let chunk: UnsafeMutablePointer<UInt8>
+  private let chunkSize: Int
+  private var used = 0
 
-  init() { bytes.reserveCapacity(4_096) }
+  /// The size of the chunk: as large as `withUnsafeTemporaryAllocation` always takes from
+  /// the stack (a larger one may take it from the heap, a malloc per value written).
+  static let chunkCapacity = 1_024
 
-  init(bytes: [UInt8]) { self.bytes = bytes }
+  private init(bytes: [UInt8], chunk: UnsafeMutableBufferPointer<UInt8>) {
+    self.bytes = bytes
+    self.chunk = chunk.baseAddress!
+    self.chunkSize = chunk.count
+  }
+
+  /// Runs `body` with a writer whose text is appended to `bytes`.
+  static func appending(to bytes: inout [UInt8], _ body: (inout JSONWriter) -> Void) {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: chunkCapacity) { chunk in
+      var writer = JSONWriter(bytes: bytes, chunk: chunk)
+      bytes = []
+      body(&writer)
+      writer.flush()
+      bytes = writer.bytes
+    }
+  }
+
+  /// Moves what the chunk holds to the array.
+  private mutating func flush() {
+    guard used > 0 else { return }
+    bytes.append(contentsOf: UnsafeBufferPointer(start: chunk, count: used))
+    used = 0
+  }
+
+  @inline(__always)
+  mutating func put(_ byte: UInt8) {
+    if used == chunkSize { flush() }
+    chunk[used] = byte
+    used &+= 1
+  }
+
+  @inline(__always)
+  mutating func put(_ text: UnsafeBufferPointer<UInt8>) {
+    let count = text.count
+    if count > chunkSize &- used {
+      flush()
+      if count > chunkSize {
+        bytes.append(contentsOf: text)
+        return
+      }
+    }
+    if count > 0 { (chunk + used).update(from: text.baseAddress!, count: count) }
+    used &+= count
+  }
+
+  mutating func put(_ text: [UInt8]) {
+    text.withUnsafeBufferPointer { put($0) }
+  }
 
   mutating func write(_ value: JSONValue) {
     switch value {
@@ -69,112 +124,112 @@ struct JSONWriter {
     case .double(let number): writeDouble(number)
     case .string(let text): writeString(text)
     case .array(let elements):
-      bytes.append(UInt8(ascii: "["))
-      for (index, element) in elements.enumerated() {
-        if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      put(UInt8(ascii: "["))
+      var first = true
+      for element in elements {
+        if !first { put(UInt8(ascii: ",")) }
+        first = false
         write(element)
       }
-      bytes.append(UInt8(ascii: "]"))
+      put(UInt8(ascii: "]"))
     case .object(let members):
-      bytes.append(UInt8(ascii: "{"))
-      // The members' indices are sorted by key in a buffer on the stack (for objects of up
-      // to 32 members, that is almost all): no allocation and no hashing per object written.
+      put(UInt8(ascii: "{"))
+      // The members are sorted by key in a buffer on the stack (for objects of up to 32
+      // members, that is almost all): no allocation and no hashing per object written,
+      // each key and value copied out of the dictionary once.
       let count = members.count
       if count <= 32 {
-        withUnsafeTemporaryAllocation(of: Dictionary<String, JSONValue>.Index.self, capacity: count) { order in
-          order.initialize(repeating: members.startIndex)
-          defer { order.deinitialize() }
+        withUnsafeTemporaryAllocation(of: (key: String, value: JSONValue).self, capacity: count) { sorted in
           var filled = 0
-          var index = members.startIndex
-          while index != members.endIndex {
+          for member in members {
             // Insertion sort: a handful of members, mostly.
             var slot = filled
-            let key = members[index].key
-            while slot > 0, key < members[order[slot - 1]].key {
-              order[slot] = order[slot - 1]
+            (sorted.baseAddress! + filled).initialize(to: member)
+            while slot > 0, sorted[slot].key < sorted[slot - 1].key {
+              sorted.swapAt(slot, slot - 1)
               slot -= 1
             }
-            order[slot] = index
             filled += 1
-            members.formIndex(after: &index)
           }
-          for position in 0..<count {
-            if position > 0 { bytes.append(UInt8(ascii: ",")) }
-            let member = members[order[position]]
-            writeString(member.key)
-            bytes.append(UInt8(ascii: ":"))
-            write(member.value)
+          defer { sorted.baseAddress!.deinitialize(count: filled) }
+          for position in 0..<filled {
+            if position > 0 { put(UInt8(ascii: ",")) }
+            writeString(sorted[position].key)
+            put(UInt8(ascii: ":"))
+            write(sorted[position].value)
           }
         }
       } else {
-        for (index, key) in members.keys.sorted().enumerated() {
-          if index > 0 { bytes.append(UInt8(ascii: ",")) }
+        var first = true
+        for key in members.keys.sorted() {
+          if !first { put(UInt8(ascii: ",")) }
+          first = false
           writeString(key)
-          bytes.append(UInt8(ascii: ":"))
+          put(UInt8(ascii: ":"))
           write(members[key]!)
         }
       }
-      bytes.append(UInt8(ascii: "}"))
+      put(UInt8(ascii: "}"))
     }
   }
 
   private mutating func append(_ text: String) {
     var text = text
-    text.withUTF8 { bytes.append(contentsOf: $0) }
+    text.withUTF8 { put($0) }
   }
 
   private mutating func writeDouble(_ number: Double) {
     // Integral values in the exactly representable range are written without ".0", as
     // JSONEncoder does; non-finite values never reach a JSONValue from our encoders.
     if number.rounded(.towardZero) == number, abs(number) < 1e15 {
-      append(String(Int64(number)))
+      writeInteger(Int64(number))
     } else {
       append(number.description)
     }
   }
 
-  /// An integer's decimal digits, written straight into the bytes (no `String` between).
+  /// An integer's decimal digits, written straight into the chunk (no `String` between).
   private mutating func writeInteger(_ number: Int64) {
-    guard number != 0 else {
-      bytes.append(UInt8(ascii: "0"))
+    if number >= 0 && number < 10 {
+      put(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: number))
       return
     }
-    if number < 0 { bytes.append(UInt8(ascii: "-")) }
+    if number < 0 { put(UInt8(ascii: "-")) }
     var magnitude = number.magnitude
     // 20 digits hold UInt64.max.
     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
       var first = 20
       while magnitude > 0 {
         first -= 1
-        digits[first] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        digits[first] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
         magnitude /= 10
       }
-      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[first...]))
+      put(UnsafeBufferPointer(rebasing: digits[first...]))
     }
   }
 
   /// A JSON Pointer as a string (`"/rows/0"`), written token by token: no `String` of
   /// the whole pointer is built.
   mutating func writePointer(_ pointer: JSONPointer) {
-    bytes.append(UInt8(ascii: "\""))
+    put(UInt8(ascii: "\""))
     for token in pointer.tokens {
-      bytes.append(UInt8(ascii: "/"))
+      put(UInt8(ascii: "/"))
       var token = token
       // Almost every token needs no escape, of the pointer's or of JSON's: copied at once.
       let copied = token.withUTF8 { utf8 in
         for byte in utf8 where Self.needsEscape(byte) || byte == UInt8(ascii: "~") || byte == UInt8(ascii: "/") { return false }
-        bytes.append(contentsOf: utf8)
+        put(utf8)
         return true
       }
       if !copied { writeStringBody(JSONPointer.escaped(token)) }
     }
-    bytes.append(UInt8(ascii: "\""))
+    put(UInt8(ascii: "\""))
   }
 
   mutating func writeString(_ text: String) {
-    bytes.append(UInt8(ascii: "\""))
+    put(UInt8(ascii: "\""))
     writeStringBody(text)
-    bytes.append(UInt8(ascii: "\""))
+    put(UInt8(ascii: "\""))
   }
 
   /// Whether a byte of a string is written escaped: a control character, a quote, a backslash.
@@ -187,38 +242,62 @@ struct JSONWriter {
   private mutating func writeStringBody(_ text: String) {
     var text = text
     text.withUTF8 { utf8 in
-      // Almost every string needs no escape: copied at once.
-      var plain = true
-      for byte in utf8 where Self.needsEscape(byte) {
-        plain = false
-        break
-      }
-      if plain {
-        bytes.append(contentsOf: utf8)
+      // Almost every string needs no escape: copied at once, once a scan eight bytes at a
+      // time found nothing to escape.
+      guard let first = Self.firstEscaped(in: utf8) else {
+        put(utf8)
         return
       }
       var start = 0
-      for index in 0..<utf8.count {
+      for index in first..<utf8.count {
         let byte = utf8[index]
-        guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-        bytes.append(contentsOf: utf8[start..<index])
-        bytes.append(UInt8(ascii: "\\"))
+        guard Self.needsEscape(byte) else { continue }
+        put(UnsafeBufferPointer(rebasing: utf8[start..<index]))
+        put(UInt8(ascii: "\\"))
         switch byte {
-        case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
-        case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
-        case 0x0A: bytes.append(UInt8(ascii: "n"))
-        case 0x0D: bytes.append(UInt8(ascii: "r"))
-        case 0x09: bytes.append(UInt8(ascii: "t"))
-        case 0x08: bytes.append(UInt8(ascii: "b"))
-        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        case UInt8(ascii: "\""): put(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): put(UInt8(ascii: "\\"))
+        case 0x0A: put(UInt8(ascii: "n"))
+        case 0x0D: put(UInt8(ascii: "r"))
+        case 0x09: put(UInt8(ascii: "t"))
+        case 0x08: put(UInt8(ascii: "b"))
+        case 0x0C: put(UInt8(ascii: "f"))
         default:
           let hex = Array("0123456789abcdef".utf8)
-          bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+          put([UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
         }
         start = index + 1
       }
-      bytes.append(contentsOf: utf8[start..<utf8.count])
+      put(UnsafeBufferPointer(rebasing: utf8[start..<utf8.count]))
     }
+  }
+
+  /// The index of the first byte of `utf8` written escaped, or nil: eight bytes at a time,
+  /// each word tested at once for a byte below 0x20, a quote or a backslash.
+  @inline(__always)
+  static func firstEscaped(in utf8: UnsafeBufferPointer<UInt8>) -> Int? {
+    let count = utf8.count
+    var index = 0
+    if count >= 8, let base = utf8.baseAddress {
+      let raw = UnsafeRawPointer(base)
+      let ones: UInt64 = 0x0101_0101_0101_0101
+      let highs: UInt64 = 0x8080_8080_8080_8080
+      while index &+ 8 <= count {
+        let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+        // A byte is zero in `x` exactly when (x - 1) & ~x has its high bit (for bytes
+        // below 0x80; a byte of 0x80 or more in `word` is never escaped, and is masked out).
+        let control = (word &- ones &* 0x20) & ~word
+        let quote = ((word ^ (ones &* 0x22)) &- ones) & ~(word ^ (ones &* 0x22))
+        let backslash = ((word ^ (ones &* 0x5C)) &- ones) & ~(word ^ (ones &* 0x5C))
+        if (control | quote | backslash) & highs != 0 { break }
+        index &+= 8
+      }
+    }
+    while index < count {
+      if needsEscape(utf8[index]) { return index }
+      index &+= 1
+    }
+    return nil
   }
 }
 
@@ -232,10 +311,7 @@ extension JSONPatch {
   /// // [{"op":"replace","path":"/count","value":2}]
   /// ```
   public func writeJSON(to bytes: inout [UInt8]) {
-    var writer = JSONWriter(bytes: bytes)
-    bytes = []
-    writer.write(self)
-    bytes = writer.bytes
+    JSONWriter.appending(to: &bytes) { $0.write(self) }
   }
 
   /// The patch as compact JSON text.
@@ -274,23 +350,23 @@ private enum PatchOperationBytes {
 
 extension JSONWriter {
   mutating func write(_ patch: JSONPatch) {
-    bytes.append(UInt8(ascii: "["))
+    put(UInt8(ascii: "["))
     for (index, operation) in patch.operations.enumerated() {
-      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      if index > 0 { put(UInt8(ascii: ",")) }
       // `from` (a move's or a copy's), then `op` and `path`, then `value`: the writer's key order.
       let (head, from, value) = PatchOperationBytes.parts(of: operation)
       if let from {
-        bytes.append(contentsOf: PatchOperationBytes.from)
+        put(PatchOperationBytes.from)
         writePointer(from)
       }
-      bytes.append(contentsOf: head)
+      put(head)
       writePointer(operation.path)
       if let value {
-        bytes.append(contentsOf: PatchOperationBytes.value)
+        put(PatchOperationBytes.value)
         write(value)
       }
-      bytes.append(UInt8(ascii: "}"))
+      put(UInt8(ascii: "}"))
     }
-    bytes.append(UInt8(ascii: "]"))
+    put(UInt8(ascii: "]"))
   }
 }

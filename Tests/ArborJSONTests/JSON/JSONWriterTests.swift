@@ -26,6 +26,62 @@ import Testing
     #expect(text("a\"b\\c/d\n\r\t\u{08}\u{0C}\u{01}é😀") == #""a\"b\\c/d\n\r\t\b\f\u0001é😀""#)
   }
 
+  /// The byte a JSON writer escapes, as its escape; nil for a byte written as it is.
+  static func escape(_ byte: UInt8) -> String? {
+    switch byte {
+    case UInt8(ascii: "\""): return #"\""#
+    case UInt8(ascii: "\\"): return #"\\"#
+    case 0x0A: return #"\n"#
+    case 0x0D: return #"\r"#
+    case 0x09: return #"\t"#
+    case 0x08: return #"\b"#
+    case 0x0C: return #"\f"#
+    case 0..<0x20: return String(format: #"\u%04x"#, Int(byte))
+    default: return nil
+    }
+  }
+
+  @Test func everyByteIsEscapedOrNotWhereverItStandsInAString() {
+    // Strings are scanned eight bytes at a time: each ASCII byte, at each place of strings
+    // of 1 to 24 bytes among plain letters, and beside multi-byte characters (whose bytes
+    // are 0x80 or more, the words' high bits).
+    for byte in UInt8(0)..<0x80 {
+      for length in 1...24 {
+        for place in 0..<length {
+          var utf8 = Array(repeating: UInt8(ascii: "a"), count: length)
+          utf8[place] = byte
+          let plain = String(decoding: utf8, as: UTF8.self)
+          let expected = "\"" + String(decoding: utf8.prefix(place), as: UTF8.self) + (Self.escape(byte) ?? String(UnicodeScalar(byte)))
+            + String(decoding: utf8.suffix(from: place + 1), as: UTF8.self) + "\""
+          guard text(.string(plain)) == expected else {
+            Issue.record("byte \(byte) at \(place) of \(length): \(text(.string(plain))), not \(expected)")
+            return
+          }
+        }
+      }
+      let wide = "é😀é😀" + String(UnicodeScalar(byte)) + "ü"
+      #expect(text(.string(wide)) == "\"é😀é😀" + (Self.escape(byte) ?? String(UnicodeScalar(byte))) + "ü\"", "byte \(byte) after wide characters")
+    }
+  }
+
+  @Test func aValueLargerThanTheWritersChunkIsWrittenWhole() throws {
+    // Pieces larger than a kilobyte, pieces that end at a chunk's edge, and many small ones.
+    let long = String(repeating: "x", count: 5_000)
+    let edge = String(repeating: "y", count: 1_022)
+    let value: JSONValue = [
+      "long": .string(long), "edge": .string(edge), "escaped": .string(String(repeating: "\"\n", count: 700)),
+      "rows": .array((0..<3_000).map { ["id": .int(Int64($0)), "label": .string("item \($0)")] }),
+    ]
+    var prefix = Array("prefix ".utf8)
+    value.writeJSON(to: &prefix)
+    #expect(String(decoding: prefix.prefix(7), as: UTF8.self) == "prefix ")
+    let written = Array(prefix.dropFirst(7))
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    #expect(written == Array(try encoder.encode(value)), "the writer's bytes are Foundation's, sorted")
+    #expect(try JSONValue(parsing: written) == value)
+  }
+
   @Test func numbersReadBackExactly() throws {
     let values: [JSONValue] = [.int(.max), .int(.min), .double(0.1), .double(3), .double(-0.5), .double(1e300), .double(2.5e-8), .double(1e15), .double(123456789012.25)]
     for value in values {
