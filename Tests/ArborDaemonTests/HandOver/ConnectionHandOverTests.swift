@@ -264,11 +264,19 @@ import Testing
       try await daemon.terminate()
       let stored = notify.storedDescriptors
       try await daemon.start(passingAll: stored)
-      try await eventually("hand-over \(cycle): the next process to take every connection: \(notify.storedDescriptors.map(\.name))") {
-        notify.storedDescriptors.map(\.name) == ["socket"]
+      do {
+        try await eventually("hand-over \(cycle): the next process to take every connection") {
+          notify.storedDescriptors.map(\.name) == ["socket"]
+        }
+      } catch {
+        let log = daemon.log.split(separator: "\n").suffix(30).joined(separator: "\n")
+        Issue.record("hand-over \(cycle): still stored \(notify.storedDescriptors.map(\.name)); the daemon's log ends: \(log)")
+        throw error
       }
       handOverTimes.append(.now - started)
-      #expect(stored.filter { $0.name.hasPrefix("connection-") }.count == Self.clients + Self.watchers, "hand-over \(cycle): \(stored.map(\.name))")
+      #expect(
+        stored.filter { $0.name.hasPrefix("connection-") }.count == Self.clients + Self.watchers,
+        "hand-over \(cycle): \(stored.map(\.name)); the daemon's log ends: \(daemon.log.split(separator: "\n").suffix(30).joined(separator: "\n"))")
     }
     try await Task.sleep(for: .milliseconds(300))
     stop.set()
