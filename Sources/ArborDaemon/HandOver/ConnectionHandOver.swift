@@ -97,6 +97,10 @@ enum ConnectionHandOver {
       let watches = parts.hub.handOver(of: entry.outbox)
       captured.append((entry.id, cookie, HandOverState.Connection(input: input, watches: watches)))
     }
+    if captured.count < entries.count {
+      parts.logger.notice(
+        "handing over: \(entries.count - captured.count) of \(entries.count) connections had not taken their output within \(flushLimit), or ended, and are closed")
+    }
     if captured.count > room {
       parts.logger.warning(
         "handing over: the next process can take \(keeper.capacity) descriptors; \(captured.count - room) connections are closed")
@@ -104,10 +108,17 @@ enum ConnectionHandOver {
     }
     let descriptors = SocketCookie.descriptors()
     var state = HandOverState(generation: HandOverIntake.generation + 1, revision: revision, schema: parts.host.schemaHash, connections: [:])
+    var unstored: [String] = []
     for connection in captured {
       let name = HandOverState.descriptorName(connection.id)
-      guard let descriptor = descriptors[connection.cookie], keeper.store(descriptor, name: name) else { continue }
+      guard let descriptor = descriptors[connection.cookie], keeper.store(descriptor, name: name) else {
+        unstored.append(name)
+        continue
+      }
       state.connections[name] = connection.connection
+    }
+    if !unstored.isEmpty {
+      parts.logger.warning("handing over: \(unstored.count) connections were not stored, and are closed: \(unstored.prefix(20).joined(separator: ", "))")
     }
     do {
       let file = try MemoryFile.holding(Array(try JSONEncoder().encode(state)), name: "arbor-handover")
