@@ -84,9 +84,7 @@ struct JSONBenchmarks {
   /// measurement; figures per document in `unit` (µs or ms).
   func rows(count: Int, repetitions: Int, unit: String) {
     let scale = unit == "ms" ? 1e6 : 1e3
-    let root = PlainRoot(
-      id: "0123456789abcdef", children: (0..<count).map { PlainSmall(id: String(format: "%016x", $0), value: $0, label: "item \($0)") },
-      title: "bench")
+    let root = Self.plainRoot(count: count)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     let data = try! encoder.encode(root)
@@ -165,9 +163,7 @@ struct JSONBenchmarks {
   /// Writes a state of `count` rows for `seconds`, nothing else, and prints the rate: the
   /// run to give a profiler (`perf record … arbor-benchmarks json-write`).
   func writeLoop(count: Int, seconds: Double) {
-    let root = PlainRoot(
-      id: "0123456789abcdef", children: (0..<count).map { PlainSmall(id: String(format: "%016x", $0), value: $0, label: "item \($0)") },
-      title: "bench")
+    let root = Self.plainRoot(count: count)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     let value = try! JSONValue(parsing: Array(try! encoder.encode(root)))
@@ -226,6 +222,13 @@ struct JSONBenchmarks {
   }
 
   // MARK: - Helpers
+
+  /// The plain state every document here is made of: a root of `count` rows.
+  static func plainRoot(count: Int) -> PlainRoot {
+    PlainRoot(
+      id: "0123456789abcdef", children: (0..<count).map { PlainSmall(id: String(format: "%016x", $0), value: $0, label: "item \($0)") },
+      title: "bench")
+  }
 
   /// Nanoseconds per call of `ours` and of `theirs`: the best of `runs` measurements of
   /// `items` calls each, taken in turn, so that both meet the same moments of a busy machine.
