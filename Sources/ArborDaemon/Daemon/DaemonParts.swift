@@ -179,7 +179,8 @@ final class DaemonParts: Sendable {
   /// `--max-connections` are open. Runs on the connection's event loop.
   ///
   /// A connection the previous process handed over (``ConnectionHandOver``) comes with its
-  /// state: its watches, registered again as of `revision`, and the input it had sent.
+  /// state: its watches, registered again as of `revision`, the output it was to be sent,
+  /// and the input it had sent.
   func accept(_ channel: any Channel, credentials: PeerCredentials?, handed: HandOverState.Connection? = nil, revision: UInt64 = 0) throws {
     let options = live.withLock { $0 }
     let policy = AccessPolicy(
@@ -216,7 +217,11 @@ final class DaemonParts: Sendable {
     try pipeline.addHandler(LineDecoder(maxLineLength: max(1, options.maxLineBytes)))
     try pipeline.addHandler(RPCLineCodec(logger: logger))
     try pipeline.addHandler(RequestStage(connection: connection, handler: handler, hub: hub, options: options, logger: logger, batcher: batcher))
-    if let handed { hub.restore(handed.watches, outbox: writer.outbox, revision: revision) }
+    if let handed {
+      // What the client was to be sent goes out first, then the watches go on.
+      if let output = handed.output, !output.isEmpty { writer.outbox.send(Array(output)) }
+      hub.restore(handed.watches, outbox: writer.outbox, revision: revision)
+    }
     // A connection accepted while the daemon drains may have missed the closing of every
     // connection (`ConnectionRegistry.closeAll`); in a daemon that changes role rather
     // than exits, it would stay open with nobody to answer it.

@@ -16,10 +16,10 @@ import Synchronization
 ///
 /// At stop (``pause(_:)``, then after the final snapshot ``handOver(_:to:)``):
 /// every connection's ``HandOverGate`` closes, so nothing more is read; the lines already
-/// read are handled and answered here; each connection's output is written out; then its
-/// socket is stored as `connection-N` with its watches and unhandled input in the
-/// `handover` memory file (``HandOverState``). A connection whose client does not take its
-/// output within a second is closed, as at a plain stop (it comes back with `since`).
+/// read are handled and answered here; then each connection is taken off this process at
+/// once: its socket is stored as `connection-N`, and its watches, its unhandled input and
+/// the output its client has not read yet go into the `handover` memory file
+/// (``HandOverState``). Nobody waits for a client to read.
 ///
 /// At start (``adopt(_:)``): each stored connection is served again, its watches
 /// registered under their numbers, its input handled first; the store lets go of them.
@@ -32,8 +32,8 @@ import Synchronization
 enum ConnectionHandOver {
   /// How long the lines already read may take to be answered.
   static let pauseLimit = Duration.seconds(10)
-  /// How long a client may take to read what was written to it.
-  static let flushLimit = Duration.seconds(1)
+  /// How long the watch hub may take to reach the tree's last revision.
+  static let catchUpLimit = Duration.seconds(1)
 
   // MARK: - At stop
 
@@ -68,7 +68,7 @@ enum ConnectionHandOver {
     // The watches are sent what the hub has: wait until it has the tree's last revision,
     // while the journal still runs (under --fsync always the pump delivers a revision once
     // the journal has it). Should it not, the next process sends the watches a resync.
-    let caughtUp = ContinuousClock.now + flushLimit
+    let caughtUp = ContinuousClock.now + catchUpLimit
     while parts.hub.revision < parts.host.revision && ContinuousClock.now < caughtUp { try? await Task.sleep(for: .milliseconds(2)) }
   }
 
@@ -78,44 +78,48 @@ enum ConnectionHandOver {
     }.get()) ?? true
   }
 
-  /// Writes out each connection's output, then stores its socket and, in one memory file,
-  /// every stored connection's state (stored with no connection too: the next process's
-  /// generation). Returns how many connections were handed over; the others are closed by
-  /// the caller.
+  /// Takes each connection off this process — its socket, its watches, what it read and
+  /// did not handle, and what its client was to be sent and was not — and stores the
+  /// sockets and, in one memory file, their state (stored with no connection too: the
+  /// next process's generation). A client that reads nothing meanwhile keeps its
+  /// connection: its output goes to the next process with it. Returns how many
+  /// connections were handed over; the others are closed by the caller.
   static func handOver(_ parts: DaemonParts, to keeper: any DescriptorKeeper) async -> Int {
     let entries = parts.connections.all
-    let room = keeper.capacity - 2  // the listening socket and the state
-    guard room >= 0 else { return 0 }
+    let room = max(0, keeper.capacity - 2)  // the listening socket and the state
+    guard keeper.capacity >= 2 else { return 0 }
     // What the watches were sent is the hub's revision (``pause(_:)`` waited for it).
     let revision = parts.hub.revision
-    var captured: [(id: Int, cookie: UInt64, connection: HandOverState.Connection)] = []
-    let flushed = await written(entries, until: ContinuousClock.now + flushLimit)
-    for entry in entries where flushed.contains(entry.id) {
-      guard let cookie = try? await SocketCookie.of(entry.channel).get(),
-        let input = try? await pendingInput(of: entry.channel)
-      else { continue }
-      let watches = parts.hub.handOver(of: entry.outbox)
-      captured.append((entry.id, cookie, HandOverState.Connection(input: input, watches: watches)))
-    }
-    if captured.count < entries.count {
-      parts.logger.notice(
-        "handing over: \(entries.count - captured.count) of \(entries.count) connections had not taken their output within \(flushLimit), or ended, and are closed")
-    }
-    if captured.count > room {
-      parts.logger.warning(
-        "handing over: the next process can take \(keeper.capacity) descriptors; \(captured.count - room) connections are closed")
-      captured = Array(captured.prefix(room))
-    }
     let descriptors = SocketCookie.descriptors()
-    var state = HandOverState(generation: HandOverIntake.generation + 1, revision: revision, schema: parts.host.schemaHash, connections: [:])
-    var unstored: [String] = []
-    for connection in captured {
-      let name = HandOverState.descriptorName(connection.id)
-      guard let descriptor = descriptors[connection.cookie], keeper.store(descriptor, name: name) else {
-        unstored.append(name)
+    var taken: [(name: String, descriptor: Int32, connection: HandOverState.Connection)] = []
+    var refused = 0
+    for entry in entries {
+      guard taken.count < room else { break }
+      guard let cookie = try? await SocketCookie.of(entry.channel).get(), let descriptor = descriptors[cookie],
+        let took = try? await entry.channel.eventLoop.submit({ take(entry, descriptor: descriptor, cookie: cookie, hub: parts.hub) }).get()
+      else {
+        refused += 1
         continue
       }
-      state.connections[name] = connection.connection
+      taken.append((HandOverState.descriptorName(entry.id), took.descriptor, took.connection))
+    }
+    defer { for connection in taken { close(connection.descriptor) } }
+    if refused > 0 {
+      parts.logger.notice(
+        "handing over: \(refused) of \(entries.count) connections had ended or left more than --max-output-bytes unread, and are closed")
+    }
+    if entries.count - refused > taken.count {
+      parts.logger.warning(
+        "handing over: the next process can take \(keeper.capacity) descriptors; \(entries.count - refused - taken.count) connections are closed")
+    }
+    var state = HandOverState(generation: HandOverIntake.generation + 1, revision: revision, schema: parts.host.schemaHash, connections: [:])
+    var unstored: [String] = []
+    for connection in taken {
+      guard keeper.store(connection.descriptor, name: connection.name) else {
+        unstored.append(connection.name)
+        continue
+      }
+      state.connections[connection.name] = connection.connection
     }
     if !unstored.isEmpty {
       parts.logger.warning("handing over: \(unstored.count) connections were not stored, and are closed: \(unstored.prefix(20).joined(separator: ", "))")
@@ -133,40 +137,39 @@ enum ConnectionHandOver {
       for name in state.connections.keys { keeper.removeStored(name: name) }
       return 0
     }
-    parts.logger.info("handed \(state.connections.count) connections over at revision \(revision) (generation \(state.generation))")
+    let unsent = state.connections.values.reduce(0) { $0 + ($1.output?.count ?? 0) }
+    parts.logger.info(
+      "handed \(state.connections.count) connections over at revision \(revision) (generation \(state.generation)), with \(unsent) bytes their clients had not read")
     return state.connections.count
   }
 
-  /// The connections whose writers took everything their outboxes held and whose sockets
-  /// took it all by `deadline`; all are written at once.
-  private static func written(
-    _ entries: [(id: Int, outbox: Outbox, channel: any Channel)], until deadline: ContinuousClock.Instant
-  ) async -> Set<Int> {
-    var emptied: [(id: Int, channel: any Channel)] = []
-    var waiting = entries
-    while !waiting.isEmpty && ContinuousClock.now < deadline {
-      emptied += waiting.filter { $0.outbox.isEmpty && $0.channel.isActive }.map { ($0.id, $0.channel) }
-      waiting.removeAll { $0.outbox.isEmpty || !$0.channel.isActive }
-      if !waiting.isEmpty { try? await Task.sleep(for: .milliseconds(2)) }
+  /// On the connection's event loop, all at once: a copy of its socket's descriptor, what
+  /// it read and did not handle, what its client has not been sent, and its watches; then
+  /// its channel closes (the copy keeps the socket open), so that nothing more is written
+  /// or read here. Nil, and the connection left as it is, when the descriptor is no longer
+  /// its socket or its output cannot be taken.
+  private static func take(
+    _ entry: (id: Int, outbox: Outbox, channel: any Channel), descriptor: Int32, cookie: UInt64, hub: WatchHub
+  ) -> (descriptor: Int32, connection: HandOverState.Connection)? {
+    guard entry.channel.isActive, SocketCookie.of(descriptor: descriptor) == cookie else { return nil }
+    let pipeline = entry.channel.pipeline.syncOperations
+    guard let input = try? pendingInput(of: pipeline), let writer = try? pipeline.handler(type: OutboxWriter.self) else { return nil }
+    let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+    guard copy >= 0 else { return nil }
+    guard let output = writer.takeUnwritten() else {
+      close(copy)
+      return nil
     }
-    let done = Mutex<Set<Int>>([])
-    for (id, channel) in emptied {
-      channel.writeAndFlush(ByteBuffer()).whenSuccess { _ = done.withLock { $0.insert(id) } }
-    }
-    while done.withLock({ $0.count }) < emptied.count && ContinuousClock.now < deadline {
-      try? await Task.sleep(for: .milliseconds(2))
-    }
-    return done.withLock { $0 }
+    let watches = hub.handOver(of: entry.outbox)
+    entry.channel.close(promise: nil)
+    return (copy, HandOverState.Connection(input: input, output: output.isEmpty ? nil : Data(output), watches: watches))
   }
 
   /// What the connection read and did not handle: the start of a line, then what came
   /// after its gate closed.
-  private static func pendingInput(of channel: any Channel) async throws -> [UInt8] {
-    try await channel.eventLoop.submit {
-      let pipeline = channel.pipeline.syncOperations
-      let framed = try pipeline.handler(type: LineDecoder.self).pendingInput
-      return framed + (try pipeline.handler(type: HandOverGate.self).held)
-    }.get()
+  private static func pendingInput(of pipeline: ChannelPipeline.SynchronousOperations) throws -> [UInt8] {
+    let framed = try pipeline.handler(type: LineDecoder.self).pendingInput
+    return framed + (try pipeline.handler(type: HandOverGate.self).held)
   }
 
   // MARK: - At start

@@ -1,16 +1,22 @@
+import Foundation
+
 /// What the next process needs besides the descriptors: the revision the handing process
 /// stopped at and the schema of its model, how many hand-overs came before, and each
-/// connection's unhandled input and watches, by the name its descriptor was stored under.
+/// connection's unhandled input, unsent output and watches, by the name its descriptor was stored under.
 /// Passed as JSON in a memory file stored as `handover`, at every hand-over (with no
 /// connection, it still counts the generation).
 ///
 /// ```swift
-/// let state = HandOverState(generation: 1, revision: 12, schema: AppModel.schemaHash, connections: ["connection-4": .init(input: [], watches: [])])
+/// let state = HandOverState(generation: 1, revision: 12, schema: AppModel.schemaHash, connections: ["connection-4": .init(input: [], output: nil, watches: [])])
 /// ```
 struct HandOverState: Codable, Sendable, Equatable {
-  /// One connection: what it had sent that was not a whole line yet, and its watches.
+  /// One connection: what it had sent that was not handled yet, what it was to be sent
+  /// and was not (written by the next process before anything of its own), and its
+  /// watches.
   struct Connection: Codable, Sendable, Equatable {
     var input: [UInt8]
+    /// Nil from a process that wrote all output before it handed over.
+    var output: Data?
     var watches: [HandedWatch]
   }
 

@@ -22,6 +22,13 @@ enum SocketCookie {
     return cookie.map { Optional($0) }.recover { _ in nil }
   }
 
+  /// The cookie of the socket a descriptor refers to; nil when it is not a socket.
+  static func of(descriptor: Int32) -> UInt64? {
+    var cookie: UInt64 = 0
+    var length = socklen_t(MemoryLayout<UInt64>.size)
+    return getsockopt(descriptor, SOL_SOCKET, 57 /* SO_COOKIE */, &cookie, &length) == 0 ? cookie : nil
+  }
+
   /// The process's socket descriptors by their cookies (read from `/proc/self/fd`).
   static func descriptors() -> [UInt64: Int32] {
     guard let directory = opendir("/proc/self/fd") else { return [:] }
@@ -30,10 +37,8 @@ enum SocketCookie {
     var found: [UInt64: Int32] = [:]
     while let entry = readdir(directory) {
       let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-      guard let descriptor = Int32(name), descriptor != own else { continue }
-      var cookie: UInt64 = 0
-      var length = socklen_t(MemoryLayout<UInt64>.size)
-      if getsockopt(descriptor, SOL_SOCKET, 57, &cookie, &length) == 0 { found[cookie] = descriptor }
+      guard let descriptor = Int32(name), descriptor != own, let cookie = of(descriptor: descriptor) else { continue }
+      found[cookie] = descriptor
     }
     return found
   }

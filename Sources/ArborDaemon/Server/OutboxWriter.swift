@@ -8,7 +8,8 @@ import NIOCore
 /// `--max-output-bytes` unread is closed.
 ///
 /// It also ends the connection's place in the daemon when the channel goes: its outbox
-/// closes, its watches are removed from the hub, and the registry forgets it.
+/// closes, its watches are removed from the hub, and the registry forgets it. At a
+/// hand-over it gives up what its client has not been sent yet (``takeUnwritten()``).
 final class OutboxWriter: ChannelDuplexHandler {
   typealias InboundIn = ByteBuffer
   typealias InboundOut = ByteBuffer
@@ -19,6 +20,8 @@ final class OutboxWriter: ChannelDuplexHandler {
     /// Serving. Writes carry no promise: a finished outbox closes after one last empty
     /// write's, which completes once every write before it has.
     case open
+    /// What was unwritten went to the next process: nothing more is written here.
+    case handedOver
     case ended
   }
 
@@ -32,6 +35,8 @@ final class OutboxWriter: ChannelDuplexHandler {
   private let wakeTarget: NIOLoopBoundBox<OutboxWriter?>
   private var state = State.open
   private var context: ChannelHandlerContext?
+  /// What the channel was given and may not have written yet.
+  private var unsent = UnsentOutput()
 
   init(id: Int, eventLoop: any EventLoop, options: DaemonOptions, hub: WatchHub, registry: ConnectionRegistry, logger: Logger) {
     self.id = id
@@ -76,7 +81,7 @@ final class OutboxWriter: ChannelDuplexHandler {
   }
 
   private func end() {
-    guard case .open = state else { return }
+    if case .ended = state { return }
     state = .ended
     outbox.close()
     hub.removeAll(of: outbox)
@@ -128,25 +133,75 @@ final class OutboxWriter: ChannelDuplexHandler {
       case .buffer(let buffer):
         if gathered.readableBytes > 0 {
           written += gathered.readableBytes
-          context.write(wrapOutboundOut(gathered), promise: nil)
-          gathered.clear()
+          give(gathered, context: context)
+          gathered = context.channel.allocator.buffer(capacity: 256)
         }
         written += buffer.readableBytes
-        context.write(wrapOutboundOut(buffer), promise: nil)
+        give(buffer, context: context)
       }
     }
     if gathered.readableBytes > 0 {
       written += gathered.readableBytes
-      context.write(wrapOutboundOut(gathered), promise: nil)
+      give(gathered, context: context)
     }
     guard written > 0 else { return }
     guard written >= MemoryTrim.largeBytes else {
       context.flush()
+      if unsent.needsTrim { trimUnsent() }
       return
     }
-    // Once a large write is out, its buffers are freed: give them back.
+    // Once a large write is out, its buffers are freed: give them back (the writer's
+    // copies first).
     let out = context.eventLoop.makePromise(of: Void.self)
     context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0)), promise: out)
-    out.futureResult.whenComplete { _ in MemoryTrim.request() }
+    let target = wakeTarget
+    out.futureResult.whenComplete { _ in
+      target.value?.trimUnsent()
+      MemoryTrim.request()
+    }
+  }
+
+  /// Writes a buffer to the channel, keeping it until the channel has written it.
+  private func give(_ buffer: ByteBuffer, context: ChannelHandlerContext) {
+    unsent.gave(buffer)
+    context.write(wrapOutboundOut(buffer), promise: nil)
+  }
+
+  /// Lets go of the buffers the channel has written.
+  private func trimUnsent() {
+    guard let pending = try? context?.channel.syncOptions?.getOption(.bufferedWritableBytes) else { return }
+    unsent.keepLast(pending)
+  }
+
+  /// At a hand-over: everything this connection's client was to be sent and has not been
+  /// written to its socket, in order (what the channel still buffers, then what the outbox
+  /// holds, resyncs built now). Nothing more is written here afterwards. Nil when the
+  /// outbox was closed (the client left too much unread) or the channel's buffer cannot be
+  /// told: then the connection is not handed over.
+  ///
+  /// ```swift
+  /// let output = try pipeline.handler(type: OutboxWriter.self).takeUnwritten()
+  /// ```
+  func takeUnwritten() -> [UInt8]? {
+    guard case .open = state, let context,
+      let pending = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes),
+      var output = unsent.last(pending)
+    else { return nil }
+    state = .handedOver
+    switch outbox.take() {
+    case .closed:
+      return nil
+    case .nothing, .finished:
+      break
+    case .items(let items):
+      for item in items {
+        switch item {
+        case .bytes(let bytes, _): output += bytes
+        case .buffer(let buffer): output += buffer.readableBytesView
+        case .resync(let subscription): output += hub.resyncLine(subscription: subscription) ?? []
+        }
+      }
+    }
+    return output
   }
 }

@@ -55,6 +55,60 @@ import Testing
     #expect(!watcher.ended && !caller.ended, "a client saw its connection end")
   }
 
+  /// A client that reads nothing across the restart keeps its connection and loses no
+  /// byte: far more replies than its socket holds wait unread at the stop (some in the
+  /// old process's socket buffers, the rest in its outbox), and the next process writes
+  /// the rest before anything of its own. A watcher that reads nothing gets every patch.
+  @Test func aClientThatReadsNothingKeepsItsConnectionAndAllItsOutput() async throws {
+    let (notify, daemon) = try await Self.startedUnderAStore()
+    defer { notify.close() }
+    defer { daemon.kill() }
+    let (watcher, subscription, caller) = try await Self.watcherAndCaller(on: daemon.socket)
+
+    // 300 more rows, in one batch: revisions 2 to 301, which the watcher does not read.
+    let rows = 300
+    let call = #"{"jsonrpc":"2.0","id":10,"method":"intent.call","params":{"intent":"addButtonTapped"}}"#
+    caller.send("[" + Array(repeating: call, count: rows).joined(separator: ",") + "]")
+    let added = try await caller.message("the batch's replies")
+    let last = added.arrayValue?.last?["result"]?["revision"]?.intValue
+    #expect(last == Int64(rows + 1), "\(added.arrayValue?.last ?? .null)")
+
+    // A reader asks for the whole state again and again, and reads none of the replies.
+    let reader = try LineSocket(path: daemon.socket)
+    let gets = 60
+    var lines = ""
+    for index in 0..<gets { lines += #"{"jsonrpc":"2.0","id":\#(1000 + index),"method":"state.get","params":{"path":""}}"# + "\n" }
+    reader.sendPart(lines)
+    try await Task.sleep(for: .milliseconds(200))
+    try await daemon.terminate()
+    #expect(notify.storedDescriptors.filter { $0.name.hasPrefix("connection-") }.count == 3, "\(notify.storedDescriptors.map(\.name))\n\(daemon.log)")
+    try await daemon.start(passingAll: notify.storedDescriptors)
+
+    var size = 0
+    for index in 0..<gets {
+      let reply = try await reader.message("state.get reply \(index) of \(gets), written before the restart or handed over")
+      #expect(reply["id"]?.intValue == Int64(1000 + index), "the replies in order: \(reply["id"] ?? .null)")
+      #expect(reply["result"]?["value"]?["counters"]?.arrayValue?.count == rows + 1, "reply \(index) whole")
+      size += reply.jsonLine.count
+    }
+    #expect(size > 1 << 20, "more than a socket holds waited unread: \(size) bytes")
+    reader.send(#"{"jsonrpc":"2.0","id":2000,"method":"state.get","params":{"path":"/counters/0"}}"#)
+    #expect(try await reader.message("the next process's own reply")["id"] == 2000)
+
+    caller.send(Self.addButton)
+    let next = try await caller.message("an intent after the restart")
+    #expect(next["result"]?["revision"]?.intValue == Int64(rows + 2), "\(next)")
+    for revision in 2...(rows + 2) {
+      let patch = try await watcher.message("the patch of revision \(revision)")
+      #expect(patch["params"]?["subscription"]?.intValue == subscription && patch["params"]?["resync"] == nil, "\(patch)")
+      let got = patch["params"]?["revision"]?.intValue
+      #expect(got == Int64(revision), "every patch once, in order: \(patch)")
+      if got != Int64(revision) { break }
+    }
+    #expect(!watcher.ended && !caller.ended && !reader.ended, "a client saw its connection end")
+    #expect(daemon.log.contains("took over 3 connections"), "\(daemon.log)")
+  }
+
   /// A restart with no client connected is a hand-over too: the next process counts it.
   @Test func aRestartWithNoConnectionStillCountsTheGeneration() async throws {
     let (notify, daemon) = try await Self.startedUnderAStore()
@@ -201,8 +255,8 @@ import Testing
       let subscription = try #require(reply["result"]?["subscription"]?.intValue, "\(reply)")
       watchers.append((socket, subscription, reply["result"]?["revision"]?.intValue ?? -1))
     }
-    // Watchers read as they come, as real ones do (one that reads nothing is a slow
-    // reader, closed at a hand-over as at a plain stop), until the final revision.
+    // Watchers read as they come, as real ones do, until the final revision (one that
+    // reads nothing: `aClientThatReadsNothingKeepsItsConnectionAndAllItsOutput`).
     let target = RevisionTarget()
     let readers = watchers.enumerated().map { index, watcher in
       Task { () -> (seen: [Int64], problems: [String]) in
