@@ -28,8 +28,12 @@ struct SocketServer: Service, CustomStringConvertible {
 
   func run() async throws {
     let (serverChannel, kept) = try await bind()
-    // The connections the previous process handed over, before the first new one.
+    // The connections the previous process handed over, before the first new one: the
+    // socket accepts nobody until their watches are registered, or a new client's intent
+    // would move the tree past the revision they go on from, and each would get a resync
+    // (the whole state) instead of its next patch. New clients wait in the backlog.
     await ConnectionHandOver.adopt(parts)
+    try await serverChannel.setOption(.autoRead, value: true).get()
     DaemonUpgrade.serving.withLock { $0 = (parts, serverChannel) }
     parts.serving.store(true, ordering: .relaxed)
     parts.notifier.ready(status: parts.statusLine())
@@ -72,6 +76,8 @@ struct SocketServer: Service, CustomStringConvertible {
       "file descriptors: RLIMIT_NOFILE \(budget.limit), \(budget.connectionLimit) for connections, \(budget.httpLimit) of them for HTTP")
     let bootstrap = ServerBootstrap(group: parts.eventLoops)
       .serverChannelOption(.backlog, value: 1024)
+      // Accepting starts once a hand-over's connections are adopted (``run()``).
+      .serverChannelOption(.autoRead, value: false)
       .serverChannelInitializer { channel in
         channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(AcceptGate(http: false, logger: parts.logger)) }
       }

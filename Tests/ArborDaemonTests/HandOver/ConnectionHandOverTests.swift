@@ -285,6 +285,7 @@ import Testing
       }
     }
     let stop = StopFlag()
+    let answered = AnsweredClients()
     let callers = (0..<Self.clients).map { index in
       Task { () -> CallerRecord in
         var record = CallerRecord()
@@ -302,6 +303,7 @@ import Testing
               break
             }
             record.revisions.append(revision)
+            if record.revisions.count == 1 { answered.add() }
             if Self.think > 0 { try await Task.sleep(for: .milliseconds(Self.think)) }
           }
         } catch {
@@ -311,6 +313,10 @@ import Testing
       }
     }
 
+    // Every client connected and answered before the first stop, so that each hand-over
+    // has all of them to hand (one that connects during a stop waits in the backlog, and
+    // the next process accepts it once it has adopted the others).
+    try await eventually("every one of \(Self.clients) clients to have its first reply", seconds: 60) { answered.count == Self.clients }
     var handOverTimes: [Duration] = []
     for cycle in 1...Self.cycles {
       try await Task.sleep(for: .milliseconds(300))
@@ -367,6 +373,13 @@ import Testing
         + "revision \(final); the longest wait for a reply \(longest); stop to the next process serving every connection: "
         + handOverTimes.map { "\($0)" }.joined(separator: ", "))
   }
+}
+
+/// How many clients of the load test have had their first reply.
+final class AnsweredClients: Sendable {
+  private let value = Atomic<Int>(0)
+  func add() { value.add(1, ordering: .relaxed) }
+  var count: Int { value.load(ordering: .relaxed) }
 }
 
 /// The revision the watchers read up to, set once it is known.

@@ -14,6 +14,8 @@ final class NotifyListener: Sendable {
   private let received = NIOLockedValueBox<[(String, ContinuousClock.Instant)]>([])
   private let descriptors = NIOLockedValueBox<[(name: String, descriptor: Int32)]>([])
   private let closed = NIOLockedValueBox(false)
+  /// Held while messages are taken off the socket and recorded.
+  private let reading = NIOLock()
 
   init(path: String) throws {
     self.path = path
@@ -29,36 +31,51 @@ final class NotifyListener: Sendable {
     }
     guard bound == 0 else { throw HarnessError("bind \(path): \(errno)") }
     let descriptor = self.fd
-    let received = self.received
-    let descriptors = self.descriptors
     let closed = self.closed
-    Thread.detachNewThread {
+    Thread.detachNewThread { [self] in
       while !closed.withLockedValue({ $0 }) {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        guard poll(&poller, 1, 100) > 0, let (message, passed) = Self.receive(descriptor) else { continue }
-        received.withLockedValue { $0.append((message, .now)) }
-        // `FDSTORE=1` with `FDNAME=`: kept as systemd keeps them, for the next start.
-        let lines = message.split(separator: "\n")
-        let name = lines.first { $0.hasPrefix("FDNAME=") }.map { String($0.dropFirst(7)) } ?? "stored"
-        if lines.contains("FDSTORE=1") {
-          descriptors.withLockedValue { $0.append(contentsOf: passed.map { (name, $0) }) }
-        } else if lines.contains("FDSTOREREMOVE=1") {
-          // Let go of, as systemd does: the next process has its own copies.
-          let removed = descriptors.withLockedValue { stored in
-            defer { stored.removeAll { $0.name == name } }
-            return stored.filter { $0.name == name }
-          }
-          for entry in removed { Glibc.close(entry.descriptor) }
-        } else {
-          for passed in passed { Glibc.close(passed) }
-        }
+        if poll(&poller, 1, 100) > 0 { drain() }
       }
-      Glibc.close(descriptor)
-      for (_, passed) in descriptors.withLockedValue({ $0 }) { Glibc.close(passed) }
+      reading.withLock {
+        Glibc.close(descriptor)
+        for (_, passed) in descriptors.withLockedValue({ $0 }) { Glibc.close(passed) }
+      }
     }
   }
 
-  /// One datagram with the descriptors it carried (`SCM_RIGHTS`, received close-on-exec).
+  /// Takes every message waiting on the socket, in order. Called by the listening thread
+  /// and before each look at what is kept: as systemd reads a service's notify messages
+  /// before it handles the service's exit, so that a message sent just before the exit
+  /// is not missed.
+  private func drain() {
+    reading.withLock {
+      guard !closed.withLockedValue({ $0 }) else { return }
+      while let (message, passed) = Self.receive(fd) { handle(message, passed: passed) }
+    }
+  }
+
+  private func handle(_ message: String, passed: [Int32]) {
+    received.withLockedValue { $0.append((message, .now)) }
+    // `FDSTORE=1` with `FDNAME=`: kept as systemd keeps them, for the next start.
+    let lines = message.split(separator: "\n")
+    let name = lines.first { $0.hasPrefix("FDNAME=") }.map { String($0.dropFirst(7)) } ?? "stored"
+    if lines.contains("FDSTORE=1") {
+      descriptors.withLockedValue { $0.append(contentsOf: passed.map { (name, $0) }) }
+    } else if lines.contains("FDSTOREREMOVE=1") {
+      // Let go of, as systemd does: the next process has its own copies.
+      let removed = descriptors.withLockedValue { stored in
+        defer { stored.removeAll { $0.name == name } }
+        return stored.filter { $0.name == name }
+      }
+      for entry in removed { Glibc.close(entry.descriptor) }
+    } else {
+      for passed in passed { Glibc.close(passed) }
+    }
+  }
+
+  /// One datagram waiting with the descriptors it carried (`SCM_RIGHTS`, received
+  /// close-on-exec); nil when none waits.
   private static func receive(_ socket: Int32) -> (String, [Int32])? {
     var buffer = [UInt8](repeating: 0, count: 4096)
     let space = 64 * MemoryLayout<Int32>.size
@@ -72,7 +89,7 @@ final class NotifyListener: Sendable {
           header.msg_iovlen = 1
           header.msg_control = controlBytes.baseAddress
           header.msg_controllen = controlBytes.count
-          let count = recvmsg(socket, &header, Int32(MSG_CMSG_CLOEXEC))
+          let count = recvmsg(socket, &header, Int32(MSG_CMSG_CLOEXEC) | Int32(MSG_DONTWAIT))
           guard count > 0 else { return nil }
           var passed: [Int32] = []
           var cursor = CMSG_FIRSTHDR_(&header)
@@ -93,13 +110,22 @@ final class NotifyListener: Sendable {
   }
 
   /// The descriptors the daemon handed over with `FDSTORE=1`, with their `FDNAME=`.
-  var storedDescriptors: [(name: String, descriptor: Int32)] { descriptors.withLockedValue { $0 } }
+  var storedDescriptors: [(name: String, descriptor: Int32)] {
+    drain()
+    return descriptors.withLockedValue { $0 }
+  }
 
   /// Every message so far, oldest first.
-  var messages: [String] { received.withLockedValue { $0.map(\.0) } }
+  var messages: [String] {
+    drain()
+    return received.withLockedValue { $0.map(\.0) }
+  }
 
   /// The messages with the time each came.
-  var timedMessages: [(String, ContinuousClock.Instant)] { received.withLockedValue { $0 } }
+  var timedMessages: [(String, ContinuousClock.Instant)] {
+    drain()
+    return received.withLockedValue { $0 }
+  }
 
   /// Whether a message holds the assignment `line` (`READY=1`).
   func has(_ line: String) -> Bool { messages.contains { $0.split(separator: "\n").contains(Substring(line)) } }
