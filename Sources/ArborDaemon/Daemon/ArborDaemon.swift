@@ -301,6 +301,7 @@ extension ArborDaemon {
     let anchor: ModelAnchor<Root>
     var base: UInt64?
     if let record = recovery.record {
+      let started = ContinuousClock.now
       do {
         anchor = try Root.andAnchor(restoring: record, dependencies).1
       } catch {
@@ -313,7 +314,7 @@ extension ArborDaemon {
         logger.notice("migrated the state of revision \(record.revision) from schema \(record.schema) to \(Root.schemaHash)")
       }
       logger.info(
-        "restored \(Root._$typeName) at revision \(record.revision) from \(file): the snapshot of revision \(recovery.snapshotRevision ?? 0) and \(recovery.replayed) journalled revisions")
+        "restored \(Root._$typeName) at revision \(record.revision) from \(file): the snapshot of revision \(recovery.snapshotRevision ?? 0) and \(recovery.replayed) journalled revisions, in \((ContinuousClock.now - started).logged)")
     } else {
       anchor = makeRoot().andAnchor(dependencies).1
       logger.info("started a fresh \(Root._$typeName); \(file) is new")

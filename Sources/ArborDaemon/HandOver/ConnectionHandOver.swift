@@ -41,8 +41,9 @@ enum ConnectionHandOver {
   /// (``pauseLimit`` at most).
   static func pause(_ parts: DaemonParts) async {
     let entries = parts.connections.all
-    for entry in entries {
-      _ = try? await entry.channel.eventLoop.submit {
+    // Every connection's loop at once: one turn each, not one after another.
+    let closing = entries.map { entry in
+      entry.channel.eventLoop.submit {
         let pipeline = entry.channel.pipeline.syncOperations
         // The gate goes nearest the socket now (a handed-over connection has one already).
         if (try? pipeline.handler(type: HandOverGate.self)) == nil { try? pipeline.addHandler(HandOverGate(), position: .first) }
@@ -51,31 +52,29 @@ enum ConnectionHandOver {
         // after the connection's state is taken would be lost (the gate keeps only what
         // comes before).
         try? entry.channel.syncOptions?.setOption(.autoRead, value: false)
-      }.get()
-    }
-    let deadline = ContinuousClock.now + pauseLimit
-    while ContinuousClock.now < deadline {
-      var busy = 0
-      for entry in entries {
-        if await !isIdle(entry.channel) { busy += 1 }
       }
-      if busy == 0 { break }
-      try? await Task.sleep(for: .milliseconds(5))
     }
-    if ContinuousClock.now >= deadline {
-      parts.logger.warning("handing over: some connections still had requests running after \(pauseLimit)")
+    for future in closing { _ = try? await future.get() }
+    // A connection found idle stays idle: its gate lets nothing more in.
+    let deadline = ContinuousClock.now + pauseLimit
+    var busy = entries.map(\.channel)
+    while !busy.isEmpty && ContinuousClock.now < deadline {
+      let checks = busy.map { channel in
+        channel.eventLoop.submit { (try? channel.pipeline.syncOperations.handler(type: RequestStage.self))?.isIdle ?? true }
+      }
+      var still: [any Channel] = []
+      for (channel, check) in zip(busy, checks) where (try? await check.get()) == false { still.append(channel) }
+      busy = still
+      if !busy.isEmpty { try? await Task.sleep(for: .milliseconds(2)) }
+    }
+    if !busy.isEmpty {
+      parts.logger.warning("handing over: \(busy.count) connections still had requests running after \(pauseLimit)")
     }
     // The watches are sent what the hub has: wait until it has the tree's last revision,
     // while the journal still runs (under --fsync always the pump delivers a revision once
     // the journal has it). Should it not, the next process sends the watches a resync.
     let caughtUp = ContinuousClock.now + catchUpLimit
     while parts.hub.revision < parts.host.revision && ContinuousClock.now < caughtUp { try? await Task.sleep(for: .milliseconds(2)) }
-  }
-
-  private static func isIdle(_ channel: any Channel) async -> Bool {
-    (try? await channel.eventLoop.submit {
-      (try? channel.pipeline.syncOperations.handler(type: RequestStage.self))?.isIdle ?? true
-    }.get()) ?? true
   }
 
   /// Takes each connection off this process — its socket, its watches, what it read and
@@ -91,13 +90,19 @@ enum ConnectionHandOver {
     // What the watches were sent is the hub's revision (``pause(_:)`` waited for it).
     let revision = parts.hub.revision
     let descriptors = SocketCookie.descriptors()
+    let candidates = entries.prefix(room)
+    // Every connection's loop at once: each finds its socket's cookie and takes the
+    // connection in the same turn.
+    let taking = candidates.map { entry in
+      SocketCookie.of(entry.channel).map { cookie -> (descriptor: Int32, connection: HandOverState.Connection)? in
+        guard let cookie, let descriptor = descriptors[cookie] else { return nil }
+        return take(entry, descriptor: descriptor, cookie: cookie, hub: parts.hub)
+      }
+    }
     var taken: [(name: String, descriptor: Int32, connection: HandOverState.Connection)] = []
     var refused = 0
-    for entry in entries {
-      guard taken.count < room else { break }
-      guard let cookie = try? await SocketCookie.of(entry.channel).get(), let descriptor = descriptors[cookie],
-        let took = try? await entry.channel.eventLoop.submit({ take(entry, descriptor: descriptor, cookie: cookie, hub: parts.hub) }).get()
-      else {
+    for (entry, future) in zip(candidates, taking) {
+      guard let took = try? await future.get() else {
         refused += 1
         continue
       }
@@ -108,9 +113,9 @@ enum ConnectionHandOver {
       parts.logger.notice(
         "handing over: \(refused) of \(entries.count) connections had ended or left more than --max-output-bytes unread, and are closed")
     }
-    if entries.count - refused > taken.count {
+    if entries.count > candidates.count {
       parts.logger.warning(
-        "handing over: the next process can take \(keeper.capacity) descriptors; \(entries.count - refused - taken.count) connections are closed")
+        "handing over: the next process can take \(keeper.capacity) descriptors; \(entries.count - candidates.count) connections are closed")
     }
     var state = HandOverState(generation: HandOverIntake.generation + 1, revision: revision, schema: parts.host.schemaHash, connections: [:])
     var unstored: [String] = []
@@ -178,6 +183,7 @@ enum ConnectionHandOver {
   static func adopt(_ parts: DaemonParts) async {
     let passed = HandOverIntake.take()
     guard !passed.isEmpty else { return }
+    let started = ContinuousClock.now
     var state: HandOverState?
     if let file = passed.first(where: { $0.name == HandOverState.stateName }) {
       do {
@@ -202,32 +208,38 @@ enum ConnectionHandOver {
     // Every connection's watches are registered before any connection is served: an
     // intent one of them sends would otherwise move the hub past the revision the watches
     // of those not yet registered go on from.
-    var adopted: [any Channel] = []
+    // All at once: each socket's channel is made on its loop, and waited for after.
+    var adopting: [(name: String, descriptor: Int32, channel: EventLoopFuture<any Channel>)] = []
     for socket in passed where socket.name != HandOverState.stateName {
       var connection = state?.connections[socket.name]
       if migrated, let watches = connection?.watches { connection?.watches = watches.map { $0.resyncingFirst() } }
       let handed = connection
       let revision = state?.revision ?? 0
-      do {
-        let channel = try await ClientBootstrap(group: parts.eventLoops)
-          .channelOption(.allowRemoteHalfClosure, value: true)
-          .channelInitializer { channel in
-            PeerCredentials.of(channel).flatMapThrowing { credentials in
-              try parts.accept(channel, credentials: credentials, handed: handed, revision: revision)
-            }
+      let channel = ClientBootstrap(group: parts.eventLoops)
+        .channelOption(.allowRemoteHalfClosure, value: true)
+        .channelInitializer { channel in
+          PeerCredentials.of(channel).flatMapThrowing { credentials in
+            try parts.accept(channel, credentials: credentials, handed: handed, revision: revision)
           }
-          .withConnectedSocket(socket.descriptor).get()
-        adopted.append(channel)
+        }
+        .withConnectedSocket(socket.descriptor)
+      adopting.append((socket.name, socket.descriptor, channel))
+    }
+    var adopted: [any Channel] = []
+    for socket in adopting {
+      do {
+        adopted.append(try await socket.channel.get())
       } catch {
         parts.logger.warning("a handed-over connection (\(socket.name)) cannot be served: \(error)")
         close(socket.descriptor)
       }
       parts.notifier.removeStored(name: socket.name)
     }
-    for channel in adopted {
-      _ = try? await channel.eventLoop.submit { try channel.pipeline.syncOperations.handler(type: HandOverGate.self).open() }.get()
+    let opening = adopted.map { channel in
+      channel.eventLoop.submit { try channel.pipeline.syncOperations.handler(type: HandOverGate.self).open() }
     }
+    for future in opening { _ = try? await future.get() }
     parts.logger.info(
-      "took over \(adopted.count) connections at revision \(state?.revision ?? 0) (generation \(HandOverIntake.generation)); serving at revision \(parts.host.revision)")
+      "took over \(adopted.count) connections at revision \(state?.revision ?? 0) (generation \(HandOverIntake.generation)) in \((ContinuousClock.now - started).logged); serving at revision \(parts.host.revision)")
   }
 }

@@ -314,7 +314,8 @@ final class DaemonJournal: Sendable {
     }
   }
 
-  /// Saves the tree's snapshot at shutdown, after the writer wrote everything.
+  /// Saves the tree's snapshot at shutdown, after the writer wrote everything: the watch
+  /// hub's copy of the state when it is at the tree's revision, else the tree encoded.
   func saveFinalSnapshot() async throws {
     if writer.hasFailed {
       // One last try for what is held; if the disk still refuses, it is lost, and said so.
@@ -327,7 +328,13 @@ final class DaemonJournal: Sendable {
     }
     try await writer.flush()
     let host = self.host
-    let record = try await NIOThreadPool.singleton.runIfActive { try host.snapshotRecord() }
+    // The hub's copy when it has the tree's last revision (it has, after a hand-over's
+    // pause): the state compactions save, with no encoding of the tree.
+    let (revision, document) = hub.current
+    let record =
+      hub.holdsState && revision == host.revision
+      ? SnapshotRecord(root: host.rootType, schema: host.schemaHash, revision: revision, createdAt: Date(), state: document)
+      : try await NIOThreadPool.singleton.runIfActive { try host.snapshotRecord() }
     try await save(record)
     let store = self.store
     try await StoreCall.run { try store.checkpoint() }

@@ -143,7 +143,9 @@ struct SocketServer: Service, CustomStringConvertible {
     let upgrade = isExiting ? UpgradeHandOff.current : nil
     let keeper: any DescriptorKeeper = upgrade ?? parts.notifier
     let handsOver = (parts.handsOverConnections || upgrade != nil) && isExiting && parts.journal.standby == nil
+    let stopping = ContinuousClock.now
     if handsOver { await ConnectionHandOver.pause(parts) }
+    let paused = ContinuousClock.now
     logger.info("stopping: waiting for \(parts.stats.intentsInFlight) running intents")
     parts.handler.stopping.store(true, ordering: .releasing)
     parts.serving.store(false, ordering: .relaxed)
@@ -155,7 +157,7 @@ struct SocketServer: Service, CustomStringConvertible {
       parts.journal.stop()
       do {
         try await parts.journal.saveFinalSnapshot()
-        logger.info("saved revision \(parts.host.revision) to \(parts.store.location)")
+        logger.info("saved revision \(parts.host.revision) to \(parts.store.location) in \((ContinuousClock.now - paused).logged)")
       } catch {
         logger.error("the final snapshot could not be saved: \(error)")
       }
@@ -163,7 +165,12 @@ struct SocketServer: Service, CustomStringConvertible {
     // The connections go to the next process with the revision saved. Their sockets stay
     // open in the service manager's store; closing them here ends nothing for their
     // clients. The others end as at a plain stop.
-    if handsOver { _ = await ConnectionHandOver.handOver(parts, to: keeper) }
+    if handsOver {
+      let saved = ContinuousClock.now
+      _ = await ConnectionHandOver.handOver(parts, to: keeper)
+      logger.info(
+        "handing over took \((ContinuousClock.now - stopping).logged): \((paused - stopping).logged) answering what was read, \((saved - paused).logged) saving, \((ContinuousClock.now - saved).logged) storing the connections")
+    }
     if let upgrade {
       if await upgrade.finish() {
         logger.notice("handed over to pid \(upgrade.pid)")
