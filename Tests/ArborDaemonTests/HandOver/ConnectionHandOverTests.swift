@@ -223,7 +223,9 @@ import Testing
   @Test func handOversInARowUnderLoadLoseNothingAndRunNothingTwice() async throws {
     let notify = try NotifyListener(path: try DaemonHarness.temporaryDirectory() + "/notify")
     defer { notify.close() }
-    let daemon = try SpawnedDaemon(environment: ["NOTIFY_SOCKET": notify.path, "FDSTORE": String(Self.clients + Self.watchers + 8)])
+    let daemon = try SpawnedDaemon(
+      environment: ["NOTIFY_SOCKET": notify.path, "FDSTORE": String(Self.clients + Self.watchers + 8)],
+      options: ["--max-connections", String(max(1_024, Self.clients + Self.watchers + 8))])
     defer { daemon.kill() }
     try await daemon.start()
     try await eventually("the daemon to store its socket") { notify.storedDescriptors.contains { $0.name == "socket" } }

@@ -20,16 +20,21 @@ final class SpawnedDaemon: Sendable {
   let launcher: [String]
   /// Variables set for the daemon beside the test process's own.
   let environment: [String: String]
+  /// Options given after the test's own (`--max-connections 2048`).
+  let options: [String]
   private let pid = Mutex<pid_t>(0)
 
   /// The daemon's binary (the one under test unless given).
   let binary: String
 
-  init(store: String? = nil, launcher: [String] = [], environment: [String: String] = [:], binary: String? = nil) throws {
+  init(
+    store: String? = nil, launcher: [String] = [], environment: [String: String] = [:], options: [String] = [], binary: String? = nil
+  ) throws {
     self.directory = try DaemonHarness.temporaryDirectory()
     self.store = store
     self.launcher = launcher
     self.environment = environment
+    self.options = options
     self.binary = binary ?? DaemonHarness.binary()
   }
 
@@ -56,7 +61,7 @@ final class SpawnedDaemon: Sendable {
       passed.isEmpty ? [] : ["/bin/sh", "-c", #"export LISTEN_PID=$$ LISTEN_FDS="$1" LISTEN_FDNAMES="$0"; shift; exec "$@""#, names, String(passed.count)]
     let arguments = launcher + listening + [
       binary, "--socket", socket, "--state-dir", directory + "/state", "--fsync", "always",
-    ] + (store.map { ["--store", $0] } ?? [])
+    ] + (store.map { ["--store", $0] } ?? []) + options
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
