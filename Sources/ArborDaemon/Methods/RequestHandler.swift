@@ -18,7 +18,10 @@ final class RequestHandler: Sendable {
   let name: String
   let logger: Logger
   let onRestore: @Sendable () -> Void
-  private let discovery: DiscoveryDocument
+  /// `rpc.discover`'s document, built at its first use: inferring every schema takes tens
+  /// of milliseconds (conformance look-ups), which a start would otherwise spend before it
+  /// serves.
+  private let discovery = LockedState<JSONValue?>(nil)
   /// Set when the daemon stops: intents and restores are refused from then on.
   let stopping = Atomic<Bool>(false)
   /// The HTTP listener's address once it listens (`daemon.status`'s `http`).
@@ -35,7 +38,16 @@ final class RequestHandler: Sendable {
     self.name = name
     self.logger = logger
     self.onRestore = onRestore
-    self.discovery = DiscoveryDocument(name: name, host: host)
+  }
+
+  /// The discovery document, built once.
+  private var discoveryDocument: JSONValue {
+    discovery.withLock { document in
+      if let document { return document }
+      let built = DiscoveryDocument(name: name, host: host).document
+      document = built
+      return built
+    }
   }
 
   /// How a request was handled where it arrived.
@@ -117,7 +129,7 @@ final class RequestHandler: Sendable {
       let params = try RequestParams(request, accepted: method.parameters)
       switch method {
       case .discover:
-        return .done(.success(discovery.document))
+        return .done(.success(discoveryDocument))
       case .status:
         return try .reply(status())
       case .metrics:
@@ -264,7 +276,7 @@ final class RequestHandler: Sendable {
   /// already lists each type's intents and holds the state's schema.
   private func addOwners(to error: inout RPCError) {
     guard case .object(var members)? = error.data, case .string(let intent)? = members["intent"] else { return }
-    let components = discovery.document["components"]
+    let components = discoveryDocument["components"]
     let intents = components?["x-intents"]?.objectValue ?? [:]
     let owners = intents.keys.filter { intents[$0]?[intent] != nil }.sorted()
     guard !owners.isEmpty else { return }
