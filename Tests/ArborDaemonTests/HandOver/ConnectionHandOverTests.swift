@@ -109,6 +109,47 @@ import Testing
     #expect(daemon.log.contains("took over 3 connections"), "\(daemon.log)")
   }
 
+  /// A client that connects while no process serves waits in the socket's backlog, and the
+  /// next process accepts it only after it has adopted the handed-over connections: its
+  /// intent comes after their watches are registered, so a handed watcher gets that
+  /// revision as its next patch, not a resync of the whole state.
+  @Test func aClientThatConnectsDuringTheRestartIsServedAfterTheHandedOverOnes() async throws {
+    let (notify, daemon) = try await Self.startedUnderAStore(capacity: 64)
+    defer { notify.close() }
+    defer { daemon.kill() }
+    // Enough handed watchers that adopting them takes a while.
+    var watchers: [(socket: LineSocket, subscription: Int64)] = []
+    for index in 0..<40 {
+      let watcher = try LineSocket(path: daemon.socket)
+      watcher.send(#"{"jsonrpc":"2.0","id":1,"method":"state.watch","params":{"path":"/counters"}}"#)
+      let reply = try await watcher.message("watcher \(index)'s reply")
+      watchers.append((watcher, try #require(reply["result"]?["subscription"]?.intValue, "\(reply)")))
+    }
+    try await daemon.terminate()
+
+    // Newcomers, each with an intent sent before any process serves.
+    let newcomers = try (0..<4).map { _ in try LineSocket(path: daemon.socket) }
+    for newcomer in newcomers { newcomer.send(Self.addButton) }
+    try await daemon.start(passingAll: notify.storedDescriptors)
+
+    var revisions: [Int64] = []
+    for (index, newcomer) in newcomers.enumerated() {
+      let reply = try await newcomer.message("newcomer \(index)'s reply")
+      revisions.append(try #require(reply["result"]?["revision"]?.intValue, "\(reply)"))
+    }
+    #expect(revisions.sorted() == [1, 2, 3, 4], "\(revisions)")
+    for (index, watcher) in watchers.enumerated() {
+      for revision in Int64(1)...4 {
+        let patch = try await watcher.socket.message("watcher \(index)'s patch of revision \(revision)")
+        #expect(patch["params"]?["subscription"]?.intValue == watcher.subscription, "\(patch)")
+        let patchRevision = patch["params"]?["revision"]?.intValue
+        #expect(patch["params"]?["resync"] == nil && patchRevision == revision, "watcher \(index): a patch, not a resync: \(patch)")
+        if patchRevision != revision { break }
+      }
+    }
+    #expect(watchers.allSatisfy { !$0.socket.ended }, "a watcher saw its connection end")
+  }
+
   /// A restart with no client connected is a hand-over too: the next process counts it.
   @Test func aRestartWithNoConnectionStillCountsTheGeneration() async throws {
     let (notify, daemon) = try await Self.startedUnderAStore()
