@@ -233,7 +233,6 @@ enum ConnectionHandOver {
         parts.logger.warning("a handed-over connection (\(socket.name)) cannot be served: \(error)")
         close(socket.descriptor)
       }
-      parts.notifier.removeStored(name: socket.name)
     }
     let opening = adopted.map { channel in
       channel.eventLoop.submit { try channel.pipeline.syncOperations.handler(type: HandOverGate.self).open() }
@@ -241,5 +240,9 @@ enum ConnectionHandOver {
     for future in opening { _ = try? await future.get() }
     parts.logger.info(
       "took over \(adopted.count) connections at revision \(state?.revision ?? 0) (generation \(HandOverIntake.generation)) in \((ContinuousClock.now - started).logged); serving at revision \(parts.host.revision)")
+    // The store lets go of them once they are served: each message may wait for the service
+    // manager to read the one before (a datagram socket's queue is short), and no client
+    // waits for that.
+    for socket in adopting { parts.notifier.removeStored(name: socket.name) }
   }
 }
