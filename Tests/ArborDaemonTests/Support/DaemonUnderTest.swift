@@ -77,7 +77,9 @@ enum DaemonHarness {
     guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed: \(errno)") }
     // Other users reach the socket only through its own mode (0660), never the folder's.
     chmod(made, 0o755)
-    return String(cString: made)
+    let path = String(cString: made)
+    TemporaryDirectories.remember(path)
+    return path
   }
 }
 
