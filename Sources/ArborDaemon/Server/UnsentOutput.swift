@@ -41,10 +41,13 @@ struct UnsentOutput {
   /// `pending` bytes: those are the last that were given.
   mutating func keepLast(_ pending: Int) {
     var dropped = 0
-    while let first = buffers.first, bytes - dropped - first.readableBytes >= pending {
-      dropped += first.readableBytes
-      buffers.removeFirst()
+    var count = 0
+    while count < buffers.count, bytes - dropped - buffers[count].readableBytes >= pending {
+      dropped += buffers[count].readableBytes
+      count += 1
     }
+    // One move of the rest (usually none is left: the channel wrote everything).
+    if count == buffers.count { buffers.removeAll(keepingCapacity: true) } else { buffers.removeFirst(count) }
     bytes -= dropped
   }
 
