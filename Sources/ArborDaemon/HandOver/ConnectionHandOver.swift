@@ -111,7 +111,7 @@ enum ConnectionHandOver {
     defer { for connection in taken { close(connection.descriptor) } }
     if refused > 0 {
       parts.logger.notice(
-        "handing over: \(refused) of \(entries.count) connections had ended or left more than --max-output-bytes unread, and are closed")
+        "handing over: \(refused) of \(entries.count) connections had ended, were WebSockets, or had left more than --max-output-bytes unread, and are closed")
     }
     if entries.count > candidates.count {
       parts.logger.warning(

@@ -148,16 +148,24 @@ final class OutboxWriter: ChannelDuplexHandler {
     guard written >= MemoryTrim.largeBytes else {
       context.flush()
       if unsent.needsTrim { trimUnsent() }
+      // A large reply still on its way is let go of once written, not at the next write,
+      // which an idle client may never cause.
+      if unsent.bytes >= UnsentOutput.trimBytes { afterWritten(context, trimMemory: false) }
       return
     }
-    // Once a large write is out, its buffers are freed: give them back (the writer's
-    // copies first).
+    // Once a large write is out, its buffers are freed: give them back.
+    afterWritten(context, trimMemory: true)
+  }
+
+  /// Once everything written so far is out: the writer lets go of its copies and, with
+  /// `trimMemory`, the freed memory is given back.
+  private func afterWritten(_ context: ChannelHandlerContext, trimMemory: Bool) {
     let out = context.eventLoop.makePromise(of: Void.self)
     context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0)), promise: out)
     let target = wakeTarget
     out.futureResult.whenComplete { _ in
       target.value?.trimUnsent()
-      MemoryTrim.request()
+      if trimMemory { MemoryTrim.request() }
     }
   }
 
