@@ -40,31 +40,25 @@ enum ConnectionHandOver {
   /// Closes every connection's gate and waits until the lines each had read are handled
   /// (``pauseLimit`` at most).
   static func pause(_ parts: DaemonParts) async {
-    let entries = parts.connections.all
-    // Every connection's loop at once: one turn each, not one after another.
-    let closing = entries.map { entry in
-      entry.channel.eventLoop.submit {
-        let pipeline = entry.channel.pipeline.syncOperations
-        // The gate goes nearest the socket now (a handed-over connection has one already).
-        if (try? pipeline.handler(type: HandOverGate.self)) == nil { try? pipeline.addHandler(HandOverGate(), position: .first) }
-        try? pipeline.handler(type: HandOverGate.self).close()
-        // And the read already asked of the socket is called off: what it would bring
-        // after the connection's state is taken would be lost (the gate keeps only what
-        // comes before).
-        try? entry.channel.syncOptions?.setOption(.autoRead, value: false)
-      }
+    let channels = parts.connections.all.map(\.channel)
+    _ = await onTheirLoops(channels) { channel in
+      let pipeline = channel.pipeline.syncOperations
+      // The gate goes nearest the socket now (a handed-over connection has one already).
+      if (try? pipeline.handler(type: HandOverGate.self)) == nil { try? pipeline.addHandler(HandOverGate(), position: .first) }
+      try? pipeline.handler(type: HandOverGate.self).close()
+      // And the read already asked of the socket is called off: what it would bring
+      // after the connection's state is taken would be lost (the gate keeps only what
+      // comes before).
+      try? channel.syncOptions?.setOption(.autoRead, value: false)
     }
-    for future in closing { _ = try? await future.get() }
     // A connection found idle stays idle: its gate lets nothing more in.
     let deadline = ContinuousClock.now + pauseLimit
-    var busy = entries.map(\.channel)
+    var busy = channels
     while !busy.isEmpty && ContinuousClock.now < deadline {
-      let checks = busy.map { channel in
-        channel.eventLoop.submit { (try? channel.pipeline.syncOperations.handler(type: RequestStage.self))?.isIdle ?? true }
+      let idle = await onTheirLoops(busy) { channel in
+        (try? channel.pipeline.syncOperations.handler(type: RequestStage.self))?.isIdle ?? true
       }
-      var still: [any Channel] = []
-      for (channel, check) in zip(busy, checks) where (try? await check.get()) == false { still.append(channel) }
-      busy = still
+      busy = zip(busy, idle).filter { $0.1 == false }.map(\.0)
       if !busy.isEmpty { try? await Task.sleep(for: .milliseconds(2)) }
     }
     if !busy.isEmpty {
@@ -177,6 +171,17 @@ enum ConnectionHandOver {
     return framed + (try pipeline.handler(type: HandOverGate.self).held)
   }
 
+  /// Runs `body` for every channel on its own event loop, all at once rather than one
+  /// loop after another, and returns what each gave, in order: nil where it threw.
+  private static func onTheirLoops<T: Sendable>(
+    _ channels: [any Channel], _ body: @escaping @Sendable (any Channel) throws -> T
+  ) async -> [T?] {
+    let futures = channels.map { channel in channel.eventLoop.submit { try body(channel) } }
+    var results: [T?] = []
+    for future in futures { results.append(try? await future.get()) }
+    return results
+  }
+
   // MARK: - At start
 
   /// Serves the connections the previous process handed over, if it did.
@@ -234,10 +239,7 @@ enum ConnectionHandOver {
         close(socket.descriptor)
       }
     }
-    let opening = adopted.map { channel in
-      channel.eventLoop.submit { try channel.pipeline.syncOperations.handler(type: HandOverGate.self).open() }
-    }
-    for future in opening { _ = try? await future.get() }
+    _ = await onTheirLoops(adopted) { channel in try channel.pipeline.syncOperations.handler(type: HandOverGate.self).open() }
     parts.logger.info(
       "took over \(adopted.count) connections at revision \(state?.revision ?? 0) (generation \(HandOverIntake.generation)) in \((ContinuousClock.now - started).logged); serving at revision \(parts.host.revision)")
     // The store lets go of them once they are served: each message may wait for the service

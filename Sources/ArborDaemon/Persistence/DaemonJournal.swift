@@ -303,8 +303,7 @@ final class DaemonJournal: Sendable {
     do {
       // The journal up to the snapshot is written first: no revision before it is missing.
       try await writer.durable(through: revision)
-      let record = SnapshotRecord(root: host.rootType, schema: host.schemaHash, revision: revision, createdAt: Date(), state: document)
-      try await save(record)
+      try await save(record(of: document, at: revision))
     } catch is CancellationError {
       // The daemon is stopping: its final snapshot follows.
     } catch let error as StoreError where error.kind == .cancelled {
@@ -331,13 +330,17 @@ final class DaemonJournal: Sendable {
     // The hub's copy when it has the tree's last revision (it has, after a hand-over's
     // pause): the state compactions save, with no encoding of the tree.
     let (revision, document) = hub.current
-    let record =
+    let final =
       hub.holdsState && revision == host.revision
-      ? SnapshotRecord(root: host.rootType, schema: host.schemaHash, revision: revision, createdAt: Date(), state: document)
-      : try await NIOThreadPool.singleton.runIfActive { try host.snapshotRecord() }
-    try await save(record)
+      ? record(of: document, at: revision) : try await NIOThreadPool.singleton.runIfActive { try host.snapshotRecord() }
+    try await save(final)
     let store = self.store
     try await StoreCall.run { try store.checkpoint() }
+  }
+
+  /// A snapshot record of the hub's copy of the state.
+  private func record(of document: JSONValue, at revision: UInt64) -> SnapshotRecord {
+    SnapshotRecord(root: host.rootType, schema: host.schemaHash, revision: revision, createdAt: Date(), state: document)
   }
 
   /// Saves `record` and trims the journal to the window; one save at a time. With
