@@ -99,8 +99,11 @@ public final class ModelAnchor<Root: Model>: Sendable {
 }
 
 extension ModelTree {
-  /// Creates a tree with `model` as its root, anchors the model's subtree and activates it.
-  static func anchor<M: Model>(_ model: M, revision: UInt64 = 0, dependencies: (inout DependencyValues) -> Void) -> ModelTree {
+  /// Creates a tree with `model` as its root, anchors the model's subtree and activates it
+  /// (or, `activating` false, holds its activation until ``ModelAnchor/activate()``).
+  static func anchor<M: Model>(
+    _ model: M, revision: UInt64 = 0, activating: Bool = true, dependencies: (inout DependencyValues) -> Void
+  ) -> ModelTree {
     var values = DependencyValues._current
     dependencies(&values)
     let tree = ModelTree(revision: revision, dependencies: values)
@@ -122,6 +125,7 @@ extension ModelTree {
       tree.depth = 1
       tree.adoptSubtree(model)
       tree.depth = 0
+      if !activating { tree.pendingActivations.hold() }
       return tree.commit() ?? PostCommitWork()
     }
     work.run()
@@ -136,7 +140,7 @@ extension ModelTree {
   func tearDown(afterRootWentAway root: AnyModelContext) {
     let work: PostCommitWork = lock.withLock {
       var work = PostCommitWork()
-      pendingActivations = []
+      pendingActivations.removeAll()
       guard root.lifetime == .anchored, let table = root.childTable else { return work }
       root.lifetime = .destructed
       root.childTable = nil
@@ -161,7 +165,7 @@ extension ModelTree {
       if let root, root.lifetime == .anchored {
         destruct(root, into: &work)
       }
-      pendingActivations = []
+      pendingActivations.removeAll()
       return work
     }
     work.run()

@@ -76,6 +76,11 @@ public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded
   /// An undo part restoring `values` (property name to JSON) of this model, decoded with
   /// `models`; nil when none of them can be decoded. Lock held.
   func undoPart(decoding part: UndoStep.Part, models: DecodedModels) -> (any UndoPart)? { fatalError("abstract") }
+  /// The part that replays `operation` (its path below the property's value) on
+  /// `property` of this model, its values decoded with `models`. Lock held.
+  func replayPart(_ operation: JSONPatchOperation, property: Int, models: DecodedModels) throws(JournalReplayError) -> any UndoPart {
+    fatalError("abstract")
+  }
 
   // MARK: Locking
 

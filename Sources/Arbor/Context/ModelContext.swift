@@ -87,6 +87,10 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
     decodedUndoPart(part.values, splices: part.splices, models: models)
   }
 
+  override func replayPart(_ operation: JSONPatchOperation, property: Int, models: DecodedModels) throws(JournalReplayError) -> any UndoPart {
+    try replayedPart(operation, property: property, models: models)
+  }
+
   /// The state to encode, read under the lock. Generated `encode(to:)` calls it.
   public func _$stateForEncoding() -> M._$State {
     withLock { _state }

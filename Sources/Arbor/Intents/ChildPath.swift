@@ -13,20 +13,25 @@ enum ChildPath {
       guard let table = context.childTable,
         let property = (0..<context.propertyCount).first(where: { context.propertyName($0) == name })
       else { return nil }
-      let children = table.children(of: property)
-      // An array's child at index i is its table's i-th entry: checked, not assumed.
-      if let token = rest.first, let index = JSONPointer.index(named: token), index < children.count,
-        children[index].parentLinks.containsLink(parent: context, property: property, index: index)
-      {
-        context = children[index]
-        rest = rest.dropFirst()
-        continue
-      }
-      guard let (child, consumed) = child(in: children, of: context, property: property, before: rest) else { return nil }
+      guard let (child, consumed) = child(in: table, of: context, property: property, before: rest) else { return nil }
       context = child
       rest = rest.dropFirst(consumed)
     }
     return context
+  }
+
+  /// The child of `parent`'s `property` (whose children `table` lists) whose position
+  /// begins `rest`, and how many tokens its position takes; nil when none does. The tree's
+  /// lock held.
+  static func child(in table: ChildTable, of parent: AnyModelContext, property: Int, before rest: ArraySlice<String>) -> (AnyModelContext, Int)? {
+    let children = table.children(of: property)
+    // An array's child at index i is its table's i-th entry: checked, not assumed.
+    if let token = rest.first, let index = JSONPointer.index(named: token), index < children.count,
+      children[index].parentLinks.containsLink(parent: parent, property: property, index: index)
+    {
+      return (children[index], 1)
+    }
+    return child(in: children, of: parent, property: property, before: rest)
   }
 
   /// The child of `parent`'s `property` whose position begins `tokens`, and how many tokens

@@ -55,6 +55,29 @@ extension Model {
   public static func andAnchor(
     restoring record: SnapshotRecord, revision: UInt64, _ dependencies: (inout DependencyValues) -> Void = { _ in }
   ) throws -> (Self, ModelAnchor<Self>) {
+    try restoredTree(record, revision: revision, activating: true, dependencies)
+  }
+
+  /// Restores a tree from a snapshot record as ``andAnchor(restoring:revision:_:)`` does,
+  /// but runs none of its models until ``ModelAnchor/activate()``: a process that prepares
+  /// the tree ahead of its turn (the next daemon of an upgrade, while the old one serves)
+  /// replays the revisions committed meanwhile into it (``ModelAnchor/replay(_:at:)``)
+  /// before anything of the models runs.
+  ///
+  /// ```swift
+  /// let (_, anchor) = try AppModel.andAnchorInactive(restoring: record)
+  /// for entry in newer { try anchor.replay(entry.patch, at: entry.revision) }
+  /// anchor.activate()
+  /// ```
+  package static func andAnchorInactive(
+    restoring record: SnapshotRecord, _ dependencies: (inout DependencyValues) -> Void = { _ in }
+  ) throws -> (Self, ModelAnchor<Self>) {
+    try restoredTree(record, revision: record.revision, activating: false, dependencies)
+  }
+
+  private static func restoredTree(
+    _ record: SnapshotRecord, revision: UInt64, activating: Bool, _ dependencies: (inout DependencyValues) -> Void
+  ) throws -> (Self, ModelAnchor<Self>) {
     try refuseUnlessRestorable()
     let header = SnapshotHeader(format: record.format, root: record.root, schema: record.schema, revision: record.revision, createdAt: record.createdAt)
     guard record.format == SnapshotRecord.currentFormat else {
@@ -67,7 +90,7 @@ extension Model {
     } catch SnapshotError.incompatibleSchema {
       root = try decodeMigrated(record)
     }
-    return anchorRestored(root, revision: revision, dependencies)
+    return anchorRestored(root, revision: revision, activating: activating, dependencies)
   }
 
   /// Upgrades a record written by an earlier version of this root model, by rewriting
@@ -86,9 +109,9 @@ extension Model {
   public static func migrate(_ record: inout SnapshotRecord) throws -> Bool { false }
 
   private static func anchorRestored(
-    _ root: Self, revision: UInt64, _ dependencies: (inout DependencyValues) -> Void
+    _ root: Self, revision: UInt64, activating: Bool = true, _ dependencies: (inout DependencyValues) -> Void
   ) -> (Self, ModelAnchor<Self>) {
-    let tree = ModelTree.anchor(root, revision: revision, dependencies: dependencies)
+    let tree = ModelTree.anchor(root, revision: revision, activating: activating, dependencies: dependencies)
     return (root, ModelAnchor(model: root, tree: tree))
   }
 

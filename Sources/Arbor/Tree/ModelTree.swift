@@ -26,7 +26,7 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
   @exclusivity(unchecked) var changedInTransaction = false
   @exclusivity(unchecked) var pendingChanges: [Change] = []
   @exclusivity(unchecked) var pendingObservers: [AccessObserver] = []
-  @exclusivity(unchecked) var pendingActivations: [any Model] = []
+  @exclusivity(unchecked) var pendingActivations = PendingActivations()
   /// Every anchored model but the root, by id, as its context: intents find their target
   /// by id without walking the tree. Kept by `adoptSubtree` and `destruct`; the root is not
   /// in it (a `withAnchor()` root must be free to go when its last reference does). One
@@ -149,10 +149,7 @@ final class ModelTree: @unchecked Sendable {  // Sendable: every field is guarde
         destruct(context, into: &work)
       }
     }
-    if !pendingActivations.isEmpty {
-      work.activations = pendingActivations.filter { $0._$anyContext.lifetime == .anchored }
-      pendingActivations = []
-    }
+    if let activations = pendingActivations.take() { work.activations = activations }
     if !pendingObservers.isEmpty {
       work.observers = takePendingObservers()
     }

@@ -3,6 +3,8 @@ import ArborJSON
 /// An array of models an undo step keeps as a splice (``UndoStep/Splice``): only the
 /// elements the step changed, found by identity as the array's reconciliation finds them.
 protocol SplicedModelArray {
+  /// How many models the array holds.
+  var count: Int { get }
   /// The splice that turns `after` (an array of the same type) back into this array; nil
   /// when `after` is not one, or an element cannot be encoded. Tree lock held.
   func splice(restoringFrom after: Any) -> UndoStep.Splice?

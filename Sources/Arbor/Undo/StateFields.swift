@@ -146,3 +146,33 @@ extension ModelContext {
     _openExistential(value, do: write)
   }
 }
+
+extension StateFields {
+  /// The value of the field `path` of `state` as JSON; nil when it is not `Encodable`.
+  /// Tree lock held.
+  static func encodedValue<State>(_ state: State, at path: AnyKeyPath) throws -> JSONValue? {
+    guard let field = state[keyPath: path] as? any StateField, let value = field.propertyValue, let encodable = value as? any Encodable else {
+      return nil
+    }
+    return try JSONValueEncoder().encode(encodable)
+  }
+
+  /// How many models the field `path` of `state` holds when it is an array of models (which
+  /// a replay edits by splices); nil for any other value.
+  static func modelArrayCount<State>(_ state: State, at path: AnyKeyPath) -> Int? {
+    guard let field = state[keyPath: path] as? any StateField, let array = field.propertyValue as? any SplicedModelArray else { return nil }
+    return array.count
+  }
+
+  /// Whether the field `path` of `State` is one of the generated state fields.
+  static func isField(_ path: AnyKeyPath) -> Bool {
+    type(of: path).valueType is any StateField.Type
+  }
+
+  /// Splices or decodes into the field `path` of `state`; false when the field cannot take it.
+  static func write<State>(_ splice: UndoStep.Splice?, or json: JSONValue, into state: inout State, at path: AnyKeyPath, models: DecodedModels) throws -> Bool {
+    guard let field = type(of: path).valueType as? any StateField.Type else { return false }
+    if let splice { return try field.splice(splice, into: &state, at: path, models: models) }
+    return try field.decode(json, into: &state, at: path, models: models)
+  }
+}

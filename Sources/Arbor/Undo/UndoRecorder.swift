@@ -113,6 +113,10 @@ final class UndoRecorder: @unchecked Sendable {  // Sendable: every field is gua
   /// Lock held.
   var isTracking: Bool { !trackers.isEmpty }
 
+  /// The transaction under way replays revisions another process committed: like an undo
+  /// step's restore, it is not a step itself. Lock held.
+  func beginReplaying() { isRestoring = true }
+
   // MARK: Tracking (lock held)
 
   func track<M: Model>(_ context: ModelContext<M>, properties: [Int]) {
