@@ -1,3 +1,5 @@
+import ArborRecords
+
 extension StateStore {
   /// None: a store is owned by one daemon unless its backend says otherwise.
   ///
@@ -19,4 +21,11 @@ extension StateStore {
   /// let forwards = options.forwardIntents && store.intentForwarding != nil
   /// ```
   public var intentForwarding: (any StoreIntentForwarding)? { nil }
+
+  /// None: the caller recovers the whole state (``recover()``).
+  ///
+  /// ```swift
+  /// let continued = try store.recover(continuing: prepared) ?? (try store.recover(), [])
+  /// ```
+  public func recover(continuing base: SnapshotRecord) throws(StoreError) -> (recovery: StoreRecovery, entries: [JournalEntry])? { nil }
 }

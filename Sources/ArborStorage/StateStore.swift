@@ -33,6 +33,13 @@ public protocol StateStore: AnyObject, Sendable {
   /// Rebuilds the newest state from the newest snapshot and the journal after it (no intent
   /// runs). Damage is ``StoreError/Kind/damaged`` with the revision named. Waits.
   func recover() throws(StoreError) -> StoreRecovery
+  /// Recovers as ``recover()`` does, but from `base`, a state the caller holds already (an
+  /// upgrade's next daemon restored it while the old one served): only the journal after
+  /// `base` is read and applied to it, and its entries are returned for the caller to
+  /// replay into its models. Nil when the journal does not go on from `base` without a gap
+  /// to the newest revision (a snapshot newer than the journal's end, a revision only a
+  /// snapshot holds), or when the backend does not read this way. Waits.
+  func recover(continuing base: SnapshotRecord) throws(StoreError) -> (recovery: StoreRecovery, entries: [JournalEntry])?
   /// Records `schema` as the schema of the stored state, once a snapshot of the state
   /// migrated to it was saved.
   func recordSchema(_ schema: String) async throws(StoreError)

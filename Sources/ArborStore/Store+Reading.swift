@@ -42,6 +42,41 @@ extension Store {
     }
   }
 
+  /// Recovers from `base` (a state the caller holds at its revision): the journal after it,
+  /// applied to its JSON state in one read, with the entries; nil when the journal does not
+  /// go on from `base` without a gap to the newest revision, or a snapshot is newer than
+  /// the journal's end (see ``StateStore/recover(continuing:)``).
+  ///
+  /// ```swift
+  /// if let (recovery, entries) = try store.recover(continuing: prepared) { for entry in entries { try anchor.replay(entry.patch, at: entry.revision) } }
+  /// ```
+  public func recover(continuing base: SnapshotRecord) throws(StoreError) -> (recovery: StoreRecovery, entries: [JournalEntry])? {
+    let (path, place) = (self.path, self.place)
+    do {
+      let found = try pool.read { db -> (Recovery, [JournalEntry])? in
+        let entries = try Self.entries(db, since: base.revision, limit: Int.max, at: place)
+        var record = base
+        for entry in entries {
+          guard entry.revision == record.revision + 1, (try? entry.patch.apply(to: &record.state)) != nil else { return nil }
+          record.revision = entry.revision
+          record.createdAt = entry.time
+        }
+        guard let newest = try Int64.fetchOne(db, sql: "SELECT MAX(revision) FROM snapshots").map({ UInt64(bitPattern: $0) }),
+          newest <= record.revision
+        else { return nil }
+        var recovery = Recovery(record: record, snapshotRevision: newest, replayed: Int(record.revision - newest))
+        (recovery.undoHistory, recovery.undoHistoryDropped) = try Self.readUndo(db, through: record.revision)
+        return (recovery, entries)
+      }
+      guard let found else { return nil }
+      var recovery = found.0
+      recovery.warnings = openingWarnings(journalEndsAt: recovery.record?.revision ?? 0)
+      return (recovery, found.1)
+    } catch {
+      throw Self.classify(error, path: path)
+    }
+  }
+
   /// What opening found amiss in the write-ahead log and SQLite dropped, for the log of the
   /// start that recovers the state: the journal then ends at `revision`.
   func openingWarnings(journalEndsAt revision: UInt64) -> [String] {

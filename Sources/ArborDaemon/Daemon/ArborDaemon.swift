@@ -108,7 +108,8 @@ public struct ArborDaemon<Root: Model>: Sendable {
     // one's state (or the old one serves on), takes its descriptors from it, and waits for
     // it to exit, before anything else.
     DaemonUpgrade.recordExecutable()
-    let all = ListenSockets.take() + (try await UpgradeIntake.take(logger: logger) { try Root.checkRestorable($0) })
+    let prepared = PreparedTree<Root>(dependencies: dependencies)
+    let all = ListenSockets.take() + (try await UpgradeIntake.take(logger: logger) { try prepared.prepare(from: $0) })
     HandOverIntake.offer(all.filter { HandOverState.isHandedOver($0.name) })
     let passed = all.filter { !HandOverState.isHandedOver($0.name) }
     let adopted = passed.first { $0.name != "http" }
@@ -126,7 +127,7 @@ public struct ArborDaemon<Root: Model>: Sendable {
     let context = StartContext(
       options: options, level: level, adopted: adopted, adoptedHTTP: adoptedHTTP, stop: stop, handlingSignals: handlingSignals,
       logger: logger)
-    try await serveFollowingTheLead(store, context, started: started)
+    try await serveFollowingTheLead(store, context, prepared: prepared, started: started)
   }
 
   /// Serves `store` as its leader, or as a standby of the daemon that leads it, and goes
@@ -134,7 +135,7 @@ public struct ArborDaemon<Root: Model>: Sendable {
   /// ``LeadershipStateMachine`` says what to serve next, and this runs what it says. A
   /// store one daemon owns (no ``StateStore/leadership``) is served as its leader, once.
   private func serveFollowingTheLead(
-    _ store: any StateStore, _ context: StartContext, started: @escaping @Sendable (ModelAnchor<Root>) -> Void
+    _ store: any StateStore, _ context: StartContext, prepared: PreparedTree<Root>, started: @escaping @Sendable (ModelAnchor<Root>) -> Void
   ) async throws {
     let logger = context.logger
     let shared = store.leadership
@@ -163,7 +164,7 @@ public struct ArborDaemon<Root: Model>: Sendable {
       while true {
         switch next {
         case .serve(.leader):
-          try await runLeader(store, context, leadership: leadership, started: started)
+          try await runLeader(store, context, leadership: leadership, prepared: prepared, started: started)
           next = leadership.servicesEnded()
         case .serve(.standby):
           if let shared { try await runStandby(shared, context, leadership: leadership) }
@@ -212,14 +213,22 @@ public struct ArborDaemon<Root: Model>: Sendable {
   /// daemon is stopped, or until another daemon took the lead of its shared store
   /// (``Leadership`` knows which).
   private func runLeader(
-    _ store: any StateStore, _ context: StartContext, leadership: Leadership, started: @escaping @Sendable (ModelAnchor<Root>) -> Void
+    _ store: any StateStore, _ context: StartContext, leadership: Leadership, prepared: PreparedTree<Root>,
+    started: @escaping @Sendable (ModelAnchor<Root>) -> Void
   ) async throws {
     if let shared = store.leadership { leadership.leads(inTerm: shared.term) }
     let (options, logger) = (context.options, context.logger)
-    let recovery = try await Self.recover(store)
     let undoDepth = max(1, options.undoDepth)
     // The revision whose state the store holds as it is; nil when it must save one first.
-    let (anchor, restoredBase) = try restoreAnchor(from: recovery, store: store, undoDepth: undoDepth, logger: logger)
+    // An upgrade's tree, restored while the old process served, goes on from the journal.
+    let (recovery, anchor, restoredBase): (StoreRecovery, ModelAnchor<Root>, UInt64?)
+    if let going = await continuing(prepared.take(), from: store, logger: logger) {
+      (recovery, anchor, restoredBase) = (going.recovery, going.anchor, going.recovery.record?.revision)
+      logRecovered(recovery, keepsHistory: true, undoDepth: undoDepth, logger: logger)
+    } else {
+      recovery = try await Self.recover(store)
+      (anchor, restoredBase) = try restoreAnchor(from: recovery, store: store, undoDepth: undoDepth, logger: logger)
+    }
     let keepsHistory = restoredBase != nil
     let base = try await Self.saveStartSnapshots(anchor: anchor, base: restoredBase, recovery: recovery, store: store, options: options, logger: logger)
     var undoHistory = UndoHistory()
@@ -319,9 +328,14 @@ extension ArborDaemon {
       anchor = makeRoot().andAnchor(dependencies).1
       logger.info("started a fresh \(Root._$typeName); \(file) is new")
     }
+    logRecovered(recovery, keepsHistory: base != nil, undoDepth: undoDepth, logger: logger)
+    return (anchor, base)
+  }
+
+  /// Logs what a start keeps of the store's undo history, and what the backend repaired.
+  private func logRecovered(_ recovery: StoreRecovery, keepsHistory: Bool, undoDepth: Int, logger: Logger) {
     // Undo and redo go on where they were: the history kept with the journal, unless the
     // state was migrated (its steps name the old schema's properties).
-    let keepsHistory = base != nil
     if let dropped = recovery.undoHistoryDropped {
       logger.warning("the kept undo history was dropped: \(dropped); undo starts empty")
     } else if keepsHistory, !recovery.undoHistory.isEmpty {
@@ -330,7 +344,6 @@ extension ArborDaemon {
     }
     // What the backend repaired when it opened (SQLite: a torn tail of its write-ahead log).
     for warning in recovery.warnings { logger.warning("\(warning)") }
-    return (anchor, base)
   }
   /// What `--version` prints: `counterfactd (AppModel), Arbor 0.1.0, protocol 1`.
   static func versionLine(name: String) -> String {

@@ -104,9 +104,9 @@ enum DaemonUpgrade {
     // build may have changed the model) while this one still serves.
     let state: Int32
     do {
-      let host = parts.host
-      let data = try await NIOThreadPool.singleton.runIfActive { try host.snapshotData() }
-      state = try MemoryFile.holding(Array(data), name: "arbor-upgrade-state")
+      let record = try await parts.journal.recordForUpgrade()
+      let bytes = try await NIOThreadPool.singleton.runIfActive { try record.encodedBytes() }
+      state = try MemoryFile.holding(bytes, name: "arbor-upgrade-state")
     } catch {
       return .failure(Refusal(description: "the state could not be taken for the new process to check: \(error)"))
     }

@@ -338,6 +338,16 @@ final class DaemonJournal: Sendable {
     try await StoreCall.run { try store.checkpoint() }
   }
 
+  /// The state for an upgrade's next process to restore while this one serves: the hub's
+  /// copy at the revision it has (the next process replays the journal after it), else the
+  /// tree encoded.
+  func recordForUpgrade() async throws -> SnapshotRecord {
+    let (revision, document) = hub.current
+    if hub.holdsState { return record(of: document, at: revision) }
+    let host = self.host
+    return try await NIOThreadPool.singleton.runIfActive { try host.snapshotRecord() }
+  }
+
   /// A snapshot record of the hub's copy of the state.
   private func record(of document: JSONValue, at revision: UInt64) -> SnapshotRecord {
     SnapshotRecord(root: host.rootType, schema: host.schemaHash, revision: revision, createdAt: Date(), state: document)
