@@ -249,6 +249,14 @@ import Testing
   /// row is two models.
   static let rows = environment("ARBOR_HANDOVER_ROWS", 0)
 
+  /// Whether `pid` has ended: gone, or a zombie nobody reaped yet (an upgrade's process is
+  /// reparented when the one that started it exits).
+  static func hasEnded(_ pid: pid_t) -> Bool {
+    guard kill(pid, 0) == 0 else { return true }
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return true }
+    return stat[stat.index(close, offsetBy: 2)...].first == "Z"
+  }
+
   static func environment(_ name: String, _ fallback: Int) -> Int {
     ProcessInfo.processInfo.environment[name].flatMap { Int($0) } ?? fallback
   }
@@ -262,14 +270,31 @@ import Testing
   }
 
   @Test func handOversInARowUnderLoadLoseNothingAndRunNothingTwice() async throws {
+    try await handOversInARow(viaUpgrade: false)
+  }
+
+  /// The same through upgrades (`SIGUSR2`): each new process restores the state while the
+  /// old one serves, and replays the revisions the clients committed meanwhile.
+  @Test func upgradesInARowUnderLoadLoseNothingAndRunNothingTwice() async throws {
+    try await handOversInARow(viaUpgrade: true)
+  }
+
+  /// Under systemd's descriptor store (the test plays systemd: it keeps what the daemon
+  /// stores, and starts the next process with it) or through upgrades.
+  func handOversInARow(viaUpgrade: Bool) async throws {
     let notify = try NotifyListener(path: try DaemonHarness.temporaryDirectory() + "/notify")
     defer { notify.close() }
     let daemon = try SpawnedDaemon(
-      environment: ["NOTIFY_SOCKET": notify.path, "FDSTORE": String(Self.clients + Self.watchers + 8)],
+      environment: viaUpgrade ? [:] : ["NOTIFY_SOCKET": notify.path, "FDSTORE": String(Self.clients + Self.watchers + 8)],
       options: ["--max-connections", String(max(1_024, Self.clients + Self.watchers + 8))])
     defer { daemon.kill() }
     try await daemon.start()
-    try await eventually("the daemon to store its socket") { notify.storedDescriptors.contains { $0.name == "socket" } }
+    // The process that serves now: an upgrade's is not the test's child.
+    var serving = daemon.processID
+    defer { if serving != daemon.processID { kill(serving, SIGKILL) } }
+    if !viaUpgrade {
+      try await eventually("the daemon to store its socket") { notify.storedDescriptors.contains { $0.name == "socket" } }
+    }
 
     // A large tree first, when asked for, in batches of 250 intents.
     do {
@@ -364,6 +389,16 @@ import Testing
     for cycle in 1...Self.cycles {
       try await Task.sleep(for: .milliseconds(300))
       let started = ContinuousClock.now
+      if viaUpgrade {
+        let old = serving
+        kill(old, SIGUSR2)
+        try await eventually("upgrade \(cycle): the old process to hand over and exit", seconds: 120) { Self.hasEnded(old) }
+        let status = try await daemon.connect().call("daemon.status")
+        serving = try #require(status["pid"]?.intValue.map { pid_t($0) }, "\(status)")
+        #expect(serving != old && status["generation"]?.intValue == Int64(cycle), "upgrade \(cycle): \(status)")
+        handOverTimes.append(.now - started)
+        continue
+      }
       try await daemon.terminate()
       let stored = notify.storedDescriptors
       try await daemon.start(passingAll: stored)
@@ -411,9 +446,10 @@ import Testing
     }
     let longest = records.map(\.longestWait).max() ?? .zero
     print(
-      "hand-over under load: \(Self.cycles) hand-overs, \(Self.clients) clients (\(Self.think) ms between calls), \(Self.watchers) watchers, "
+      "\(viaUpgrade ? "upgrades" : "hand-overs") under load: \(Self.cycles) \(viaUpgrade ? "upgrades" : "hand-overs"), \(Self.clients) clients (\(Self.think) ms between calls), \(Self.watchers) watchers, "
         + "\(Self.rows) rows before, \(acknowledged.count) intents acknowledged, "
-        + "revision \(final); the longest wait for a reply \(longest); stop to the next process serving every connection: "
+        + "revision \(final); the longest wait for a reply \(longest); "
+        + (viaUpgrade ? "SIGUSR2 to the old process gone: " : "stop to the next process serving every connection: ")
         + handOverTimes.map { "\($0)" }.joined(separator: ", "))
   }
 }
