@@ -26,13 +26,20 @@ extension AnyModelContext {
     return created
   }
 
-  /// Runs `onActivate()` and then each `withActivation` closure, in the order they were added.
-  /// Called without the lock.
-  final func activate(_ model: any Model) {
+  /// Runs `onActivate()` and then each `withActivation` closure, in the order they were
+  /// added, inside the activation scope ``activate(all:)`` entered. Called without the lock.
+  private final func activateInScope(_ model: any Model) {
+    model.onActivate()
+    guard let activations = withLock({ hooks?.activations }), !activations.isEmpty else { return }
+    for activation in activations { activation(model) }
+  }
+
+  /// Activates `models` in their order, in one activation scope (entered once: a tree of
+  /// 100,000 models paid a task-local value's push and pop for each).
+  static func activate(all models: [any Model]) {
+    guard !models.isEmpty else { return }
     ActivationScope.$isActivating.withValue(true) {
-      model.onActivate()
-      let activations = withLock { hooks?.activations ?? [] }
-      for activation in activations { activation(model) }
+      for model in models { model._$anyContext.activateInScope(model) }
     }
   }
 

@@ -129,6 +129,12 @@ private struct JournalReplay {
         throw JournalReplayError("\(pointer): \(context.typeName) has no property '\(name)'")
       }
       let rest = tokens.dropFirst()
+      // An operation on an element's own place (`/counters/3`, `/counters/-`) writes the
+      // property that holds it: no child is looked for (for an index past the end, the
+      // look would visit every child).
+      if rest.count == 1, JSONPointer.index(named: rest[rest.startIndex]) != nil || rest[rest.startIndex] == "-" {
+        return (context, property, rest)
+      }
       // Into a child model only when the path goes on inside it: an operation on the
       // child's own place writes the property that holds it.
       if let table = context.childTable, let (child, consumed) = ChildPath.child(in: table, of: context, property: property, before: rest),

@@ -270,7 +270,7 @@ struct PostCommitWork {
     for issue in issues { reportIssue(issue) }
     for task in cancellations { task.cancel() }
     for context in deactivations { context.deactivate() }
-    for model in activations { model._$anyContext.activate(model) }
+    AnyModelContext.activate(all: activations)
     for observer in observers { observer.notify() }
   }
 }

@@ -108,8 +108,16 @@ public struct ArborDaemon<Root: Model>: Sendable {
     // one's state (or the old one serves on), takes its descriptors from it, and waits for
     // it to exit, before anything else.
     DaemonUpgrade.recordExecutable()
+    // Its tree, restored while the old process serves, follows the old one's journal (an
+    // SQLite store only) until little is left to replay once the old process has stopped.
     let prepared = PreparedTree<Root>(dependencies: dependencies)
-    let all = ListenSockets.take() + (try await UpgradeIntake.take(logger: logger) { try prepared.prepare(from: $0) })
+    let (storeFile, upgradeLogger) = (options.store == nil ? paths.storeFile : nil, logger)
+    let all =
+      ListenSockets.take()
+      + (try await UpgradeIntake.take(logger: logger) { state in
+        try prepared.prepare(from: state)
+        if let storeFile { prepared.catchUp(from: storeFile, logger: upgradeLogger) }
+      })
     HandOverIntake.offer(all.filter { HandOverState.isHandedOver($0.name) })
     let passed = all.filter { !HandOverState.isHandedOver($0.name) }
     let adopted = passed.first { $0.name != "http" }

@@ -186,7 +186,7 @@ enum ConnectionHandOver {
 
   /// Serves the connections the previous process handed over, if it did.
   static func adopt(_ parts: DaemonParts) async {
-    let passed = HandOverIntake.take()
+    let (passed, offeredAt) = HandOverIntake.take()
     guard !passed.isEmpty else { return }
     let started = ContinuousClock.now
     var state: HandOverState?
@@ -241,7 +241,7 @@ enum ConnectionHandOver {
     }
     _ = await onTheirLoops(adopted) { channel in try channel.pipeline.syncOperations.handler(type: HandOverGate.self).open() }
     parts.logger.info(
-      "took over \(adopted.count) connections at revision \(state?.revision ?? 0) (generation \(HandOverIntake.generation)) in \((ContinuousClock.now - started).logged); serving at revision \(parts.host.revision)")
+      "took over \(adopted.count) connections at revision \(state?.revision ?? 0) (generation \(HandOverIntake.generation)) in \((ContinuousClock.now - started).logged), \((ContinuousClock.now - offeredAt).logged) after this process had them; serving at revision \(parts.host.revision)")
     // The store lets go of them once they are served: each message may wait for the service
     // manager to read the one before (a datagram socket's queue is short), and no client
     // waits for that.

@@ -10,19 +10,21 @@ import Synchronization
 /// HandOverIntake.offer(ListenSockets.take().filter { HandOverState.isHandedOver($0.name) })
 /// ```
 enum HandOverIntake {
-  private static let passed = Mutex<[ListenSockets.Socket]>([])
+  private static let passed = Mutex<(sockets: [ListenSockets.Socket], at: ContinuousClock.Instant)>(([], .now))
   private static let currentGeneration = Atomic<Int>(0)
 
-  /// Keeps the hand-over's descriptors for the socket server.
+  /// Keeps the hand-over's descriptors for the socket server. Their clients wait from now
+  /// (the process before this one had stopped).
   static func offer(_ sockets: [ListenSockets.Socket]) {
-    passed.withLock { $0 += sockets }
+    passed.withLock { $0 = ($0.sockets + sockets, .now) }
   }
 
-  /// The hand-over's descriptors, once: a later role of the same process finds none.
-  static func take() -> [ListenSockets.Socket] {
+  /// The hand-over's descriptors, once, and when they were offered: a later role of the
+  /// same process finds none.
+  static func take() -> (sockets: [ListenSockets.Socket], offeredAt: ContinuousClock.Instant) {
     passed.withLock { passed in
-      defer { passed = [] }
-      return passed
+      defer { passed.sockets = [] }
+      return (passed.sockets, passed.at)
     }
   }
 

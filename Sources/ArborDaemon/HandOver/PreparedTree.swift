@@ -1,8 +1,10 @@
 import Arbor
 import ArborJSON
 import ArborStorage
+import ArborStore
 import Dependencies
 import Foundation
+import Logging
 import Synchronization
 
 /// The tree an upgrade's next process restores from the old one's state while the old one
@@ -43,6 +45,40 @@ final class PreparedTree<Root: Model>: Sendable {
     }
     let (_, anchor) = try Root.andAnchorInactive(restoring: record, dependencies)
     prepared.withLock { $0 = (record, anchor) }
+  }
+
+  /// Replays what the old process journalled since the prepared revision, read from its
+  /// store file at `path` (``JournalTail``), round after round while the old process goes
+  /// on, until a round finds fewer than `few` revisions or `rounds` have run: what is left
+  /// for the start to replay after the stop is what came during the last round. The
+  /// record's state follows the tree. A revision that does not replay lets the tree go
+  /// (the start then restores the whole state). Blocks its thread.
+  func catchUp(from path: String, few: Int = 20, rounds: Int = 8, logger: Logger) {
+    guard let found = prepared.withLock({ $0 }) else { return }
+    var record = found.record
+    let anchor = found.anchor
+    let started = ContinuousClock.now
+    var replayed = 0
+    do {
+      let tail = try JournalTail(path: path)
+      for _ in 0..<rounds {
+        let entries = try tail.entries(since: record.revision, limit: 100_000)
+        for entry in entries {
+          try entry.patch.apply(to: &record.state)
+          try anchor.replay(entry.patch, at: entry.revision)
+          record.revision = entry.revision
+          record.createdAt = entry.time
+        }
+        replayed += entries.count
+        if entries.count < few { break }
+      }
+    } catch {
+      prepared.withLock { $0 = nil }
+      logger.warning("could not follow the old process's journal from revision \(record.revision) (\(error)): this process restores the whole state once it has stopped")
+      return
+    }
+    prepared.withLock { $0 = (record, anchor) }
+    logger.info("followed the old process's journal to revision \(record.revision): \(replayed) revisions replayed in \((ContinuousClock.now - started).logged)")
   }
 
   /// The prepared tree and the record it was restored from, once; nil when none was.

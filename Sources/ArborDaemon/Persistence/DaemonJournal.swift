@@ -316,16 +316,7 @@ final class DaemonJournal: Sendable {
   /// Saves the tree's snapshot at shutdown, after the writer wrote everything: the watch
   /// hub's copy of the state when it is at the tree's revision, else the tree encoded.
   func saveFinalSnapshot() async throws {
-    if writer.hasFailed {
-      // One last try for what is held; if the disk still refuses, it is lost, and said so.
-      let writer = self.writer
-      let held = writer.lag
-      if let error = await StoreCall.run({ writer.retry() }) {
-        logger.critical("\(held) committed revisions held in memory could not be written and are lost: \(error)")
-        throw error
-      }
-    }
-    try await writer.flush()
+    try await flush()
     let host = self.host
     // The hub's copy when it has the tree's last revision (it has, after a hand-over's
     // pause): the state compactions save, with no encoding of the tree.
@@ -346,6 +337,22 @@ final class DaemonJournal: Sendable {
     if hub.holdsState { return record(of: document, at: revision) }
     let host = self.host
     return try await NIOThreadPool.singleton.runIfActive { try host.snapshotRecord() }
+  }
+
+  /// Writes every revision handed to the writer, after one last try for what a failing
+  /// disk held back: at a stop that saves no snapshot (an upgrade's new process goes on
+  /// from the journal), and before the final snapshot.
+  func flush() async throws {
+    if writer.hasFailed {
+      // One last try for what is held; if the disk still refuses, it is lost, and said so.
+      let writer = self.writer
+      let held = writer.lag
+      if let error = await StoreCall.run({ writer.retry() }) {
+        logger.critical("\(held) committed revisions held in memory could not be written and are lost: \(error)")
+        throw error
+      }
+    }
+    try await writer.flush()
   }
 
   /// A snapshot record of the hub's copy of the state.

@@ -152,14 +152,21 @@ struct SocketServer: Service, CustomStringConvertible {
     if await !parts.stats.waitForIntentsToFinish(until: .now + .seconds(10)) {
       logger.warning("stopping with \(parts.stats.intentsInFlight) intents still running after 10 s")
     }
-    // A standby has nothing of its own to save: the leader keeps the store.
+    // A standby has nothing of its own to save: the leader keeps the store. An upgrade's
+    // new process restored the state while this one served and goes on from the journal:
+    // a final snapshot would only lengthen the wait of every client.
     if parts.journal.standby == nil {
       parts.journal.stop()
       do {
-        try await parts.journal.saveFinalSnapshot()
-        logger.info("saved revision \(parts.host.revision) to \(parts.store.location) in \((ContinuousClock.now - paused).logged)")
+        if upgrade != nil {
+          try await parts.journal.flush()
+          logger.info("journalled revision \(parts.host.revision) to \(parts.store.location) in \((ContinuousClock.now - paused).logged)")
+        } else {
+          try await parts.journal.saveFinalSnapshot()
+          logger.info("saved revision \(parts.host.revision) to \(parts.store.location) in \((ContinuousClock.now - paused).logged)")
+        }
       } catch {
-        logger.error("the final snapshot could not be saved: \(error)")
+        logger.error("the final \(upgrade != nil ? "revisions" : "snapshot") could not be saved: \(error)")
       }
     }
     // The connections go to the next process with the revision saved. Their sockets stay
