@@ -231,7 +231,7 @@ extension ModelTree {
     first.lifetime = .anchored
     while let current = stack.popLast() {
       let context = current._$anyContext
-      pendingActivations.append(current)
+      pendingActivations.append(current, context: context)
       if !context.isTreeRoot { register(current, context: context) }
       var adopted: [any Model] = []
       let propertyCount = context.propertyCount

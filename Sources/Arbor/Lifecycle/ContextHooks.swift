@@ -36,10 +36,10 @@ extension AnyModelContext {
 
   /// Activates `models` in their order, in one activation scope (entered once: a tree of
   /// 100,000 models paid a task-local value's push and pop for each).
-  static func activate(all models: [any Model]) {
+  static func activate(all models: [Activation]) {
     guard !models.isEmpty else { return }
     ActivationScope.$isActivating.withValue(true) {
-      for model in models { model._$anyContext.activateInScope(model) }
+      for entry in models { entry.context.activateInScope(entry.model) }
     }
   }
 

@@ -236,7 +236,7 @@ struct PostCommitWork {
   var issues: [String] = []
   var cancellations: [Task<Void, Never>] = []
   var deactivations: [AnyModelContext] = []
-  var activations: [any Model] = []
+  var activations: [Activation] = []
   var observers: [AccessObserver] = []
   /// Change sets were queued for the tree's listeners.
   var relay: ChangeSetRelay?
