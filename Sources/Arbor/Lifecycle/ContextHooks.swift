@@ -39,7 +39,11 @@ extension AnyModelContext {
   static func activate(all models: [Activation]) {
     guard !models.isEmpty else { return }
     ActivationScope.$isActivating.withValue(true) {
-      for entry in models { entry.context.activateInScope(entry.model) }
+      // Borrowed in place: a `for in` copied each entry (a retain and a release of the
+      // model and its context, through their side tables).
+      models.withUnsafeBufferPointer { entries in
+        for index in entries.indices { entries[index].context.activateInScope(entries[index].model) }
+      }
     }
   }
 

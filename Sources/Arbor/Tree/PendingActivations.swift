@@ -20,8 +20,16 @@ struct PendingActivations {
   /// The models a commit activates now, those still anchored; nil while held.
   mutating func take() -> [Activation]? {
     guard !isHeld, !models.isEmpty else { return nil }
-    defer { models = [] }
-    return models.filter { $0.context.lifetime == .anchored }
+    // Moved out, and filtered only when a model went away meanwhile: a filtered copy
+    // retained and released every model and context (through their side tables) once more.
+    var taken: [Activation] = []
+    swap(&taken, &models)
+    // Read in place (a closure over the elements copied each one).
+    let allAnchored = taken.withUnsafeBufferPointer { entries in
+      entries.indices.allSatisfy { entries[$0].context.lifetime == .anchored }
+    }
+    if !allAnchored { taken.removeAll { $0.context.lifetime != .anchored } }
+    return taken
   }
 
   /// Ends the hold: what waited is taken for activation.
