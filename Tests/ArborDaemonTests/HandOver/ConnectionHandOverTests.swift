@@ -486,6 +486,12 @@ import Testing
         Issue.record("watcher \(index) got \(seen.count) revisions for \(expected.count): missing \(missing.prefix(10)), repeated or out of order elsewhere")
       }
     }
+    if viaUpgrade {
+      // Each new process went on from the tree it restored while the old one served, not
+      // from a whole restore after the stop (which would pass every check above, slowly).
+      let continued = daemon.log.components(separatedBy: "while the old process served, and").count - 1
+      #expect(continued == Self.cycles, "\(continued) of \(Self.cycles) upgrades went on from the tree restored ahead; the log ends: \(daemon.log.suffix(3_000))")
+    }
     let longest = records.map(\.longestWait).max() ?? .zero
     let slow = records.flatMap(\.slowCalls)
     let across = slow.filter { call in windows.contains { call.sent <= $0.end && call.sent + call.wait >= $0.start } }.map(\.wait)
