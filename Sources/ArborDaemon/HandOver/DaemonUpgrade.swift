@@ -9,17 +9,19 @@ import Synchronization
   import Glibc
 #endif
 
-/// An upgrade without a service manager, as nginx does one: on `SIGUSR2` the daemon starts
-/// its binary again (the file at the path it was started from, which a new build may have
-/// replaced) with the same arguments, and once that process says it is ready, stops as at
-/// `SIGTERM` and hands it the listening socket and every connection with its watches
-/// (``ConnectionHandOver``, over a socket pair: ``UpgradeHandOff``). The new process waits
-/// for this one to exit, restores the state it saved, and serves the same connections.
-/// Before that, the new process is handed this one's state as it is and checks that it can
-/// restore it (a new build may have changed the model: its `migrate` runs as at a start).
+/// An upgrade in place, as nginx does one: on `SIGUSR2` the daemon starts its binary again
+/// (the file at the path it was started from, which a new build may have replaced) with the
+/// same arguments, and once that process says it is ready, stops as at `SIGTERM` and hands
+/// it the listening socket and every connection with its watches (``ConnectionHandOver``,
+/// over a socket pair: ``UpgradeHandOff``). Before that, the new process is handed this
+/// one's state as it is and restores it while this one serves (a new build may have
+/// changed the model: its `migrate` runs as at a start), keeps that tree when it is of its
+/// own schema and follows this one's journal (``PreparedTree``). After the stop it waits
+/// for this one to exit, replays the last revisions, and serves the same connections.
 /// Should the new process not start (a bad binary, an option it refuses) or not restore the
 /// state (another root model, a migration that refuses it), this one says why and goes on
-/// serving.
+/// serving. Under systemd, this process tells the service manager that the new one is the
+/// service's main process (`MAINPID=`) once it is ready.
 ///
 /// ```sh
 /// cp .build/release/counterfactd /usr/local/bin/counterfactd   # the new build
@@ -150,15 +152,18 @@ enum DaemonUpgrade {
       return .failure(Refusal(description: "the listening socket could not be duplicated"))
     }
     handOff.begin()
+    // Under systemd the new process becomes the service's main process now, told by this
+    // one (the main process's word is taken whatever NotifyAccess= says): this one's stop
+    // is then not the service's, and the new one's READY=1 and watchdog pings count.
+    if parts.notifier.isListening {
+      parts.notifier.send("MAINPID=\(pid)\nSTATUS=upgrading: pid \(pid) takes over")
+    }
     handedOver = true
     return .success((pid, binary))
   }
 
   /// Why this daemon cannot hand over, or nil.
   private static func refusal(_ parts: DaemonParts) -> String? {
-    if parts.notifier.isListening {
-      return "this daemon runs under a service manager ($NOTIFY_SOCKET): restart it there (with FileDescriptorStoreMax= a restart keeps the connections)"
-    }
     if parts.store.leadership != nil {
       return "its store is shared by several daemons: stop it, and a standby takes over"
     }
@@ -179,7 +184,8 @@ enum DaemonUpgrade {
     try ChildDescriptors.closeAllFrom(4, in: &actions)
     let arguments = [binary] + CommandLine.arguments.dropFirst()
     var environment = ProcessInfo.processInfo.environment
-    for name in ["LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", variable] { environment.removeValue(forKey: name) }
+    // `WATCHDOG_PID` names this process: without it, the new one pings the watchdog itself.
+    for name in ["LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "WATCHDOG_PID", variable] { environment.removeValue(forKey: name) }
     environment[variable] = "3"
     let argv = arguments.map { strdup($0) } + [nil]
     let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]

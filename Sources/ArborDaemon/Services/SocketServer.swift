@@ -53,7 +53,8 @@ struct SocketServer: Service, CustomStringConvertible {
         serverChannel.close(promise: nil)
       }
     } onGracefulShutdown: { [parts] in
-      parts.notifier.stopping(status: "stopping: draining intents, saving a snapshot")
+      // An upgrade's stop is not the service's: its new process is the main one already.
+      if UpgradeHandOff.current == nil { parts.notifier.stopping(status: "stopping: draining intents, saving a snapshot") }
       serverChannel.close(promise: nil)
     }
     DaemonUpgrade.serving.withLock { $0 = nil }

@@ -47,8 +47,8 @@ public struct ArborError: Sendable, Hashable, CustomStringConvertible {
   /// An intent a standby could not hand to the leader through the PostgreSQL store (it
   /// cannot be reached), or whose reply did not come back in time.
   public static let notForwarded = ArborError(1019, "NotForwarded")
-  /// `daemon.upgrade` did not happen: the daemon cannot hand over (under a service manager,
-  /// on a shared store), or the process it started did not get ready. It goes on serving.
+  /// `daemon.upgrade` did not happen: the daemon cannot hand over (on a shared store), or
+  /// the process it started did not get ready. It goes on serving.
   public static let upgradeFailed = ArborError(1020, "UpgradeFailed")
 
   /// Every error, in code order (`Docs/Protocol.md` lists the same).

@@ -301,7 +301,7 @@ public enum DaemonStatus: ArborMethodDefinition {
 /// with its own arguments, and once that process is ready, replies with its pid, stops,
 /// and hands it the listening socket and every connection with its watches. The reply's
 /// connection is handed over too: its next answers come from the new process. A daemon
-/// under a service manager or on a shared store refuses, and so does the old process when
+/// on a shared store refuses, and so does the old process when
 /// the new one does not get ready (``ArborError/upgradeFailed``, the old one serves on).
 ///
 /// ```swift

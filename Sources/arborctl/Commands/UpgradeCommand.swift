@@ -11,10 +11,10 @@ struct UpgradeCommand: AsyncParsableCommand {
     commandName: "upgrade",
     abstract: "Start the daemon's binary again (a new build at the same path, or --binary) and hand it every connection.",
     discussion: """
-      Clients stay connected and watches go on with the next revision. The daemon refuses
-      under a service manager (restart the unit: its descriptor store keeps the
-      connections) and on a shared store; if the new process does not get ready, the old
-      one serves on and the error says why. Needs the admin role. Waits until the new
+      Clients stay connected and watches go on with the next revision. The new process
+      restores the state while the old one serves; under systemd it becomes the service's
+      main process. The daemon refuses on a shared store; if the new process does not get
+      ready, the old one serves on and the error says why. Needs the admin role. Waits until the new
       process answers, within --timeout (120 s unless given).
       """)
 

@@ -132,6 +132,43 @@ import Testing
     #expect(try await daemon.connect().call("state.get")["revision"] == 2)
   }
 
+  /// Under systemd (the test plays its notify socket): the upgrade happens, the old process
+  /// names the new one the service's main process before it stops and says nothing of
+  /// stopping itself (systemd would take the service for stopping, and end the new process
+  /// with it), and the new one says it is ready as the main process.
+  @Test func underSystemdTheNewProcessBecomesTheMainOne() async throws {
+    let notify = try NotifyListener(path: try DaemonHarness.temporaryDirectory() + "/notify")
+    defer { notify.close() }
+    let daemon = try SpawnedDaemon(environment: ["NOTIFY_SOCKET": notify.path, "FDSTORE": "64", "WATCHDOG_PID": "1", "WATCHDOG_USEC": "2000000"])
+    defer { daemon.kill() }
+    try await daemon.start()
+    let (watcher, subscription, caller) = try await ConnectionHandOverTests.watcherAndCaller(on: daemon.socket)
+    let old = daemon.processID
+    try await eventually("the old process to say it is ready") { notify.has("MAINPID=\(old)") }
+    kill(old, SIGUSR2)
+    try await eventually("the old process to hand over and exit\n\(daemon.log)", seconds: 60) { ConnectionHandOverTests.hasEnded(old) }
+    caller.send(#"{"jsonrpc":"2.0","id":3,"method":"daemon.status"}"#)
+    let status = try await caller.message("daemon.status from the new process")
+    let next = try #require(status["result"]?["pid"]?.intValue.map { pid_t($0) }, "\(status)\n\(daemon.log)")
+    defer { kill(next, SIGKILL) }
+    #expect(next != old && status["result"]?["generation"] == 1, "\(status)")
+    try await eventually("the new process to say it is ready as the main process") { notify.count(of: "MAINPID=\(next)") >= 2 }
+    let lines = notify.messages.flatMap { $0.split(separator: "\n").map(String.init) }
+    #expect(lines.contains("STATUS=upgrading: pid \(next) takes over"), "\(lines)")
+    #expect(!lines.contains("STOPPING=1"), "the old process said it was stopping: \(lines)")
+    #expect(lines.filter { $0 == "READY=1" }.count == 2, "\(lines)")
+    // The old process stored nothing in systemd's store for the upgrade: its connections went
+    // to the new process, which serves them.
+    #expect(!notify.storedDescriptors.contains { $0.name.hasPrefix("connection-") }, "\(notify.storedDescriptors.map(\.name))")
+    caller.send(Self.addButton)
+    #expect(try await caller.message("an intent after the upgrade")["result"]?["revision"] == 2)
+    let change = try await watcher.message("the change after the upgrade")
+    #expect(change["params"]?["subscription"]?.intValue == subscription && change["params"]?["revision"] == 2, "\(change)")
+    // WATCHDOG_PID named another process (here pid 1, so the old one never pinged): the new
+    // one pings the watchdog itself.
+    try await eventually("the new process to ping the watchdog", seconds: 20) { notify.has("WATCHDOG=1") }
+  }
+
   /// The daemon whose upgrade did not happen is the same process, not handed over
   /// (generation 0), and answers `caller`'s next intent with revision 2.
   static func expectServingOn(_ daemon: SpawnedDaemon, caller: LineSocket) async throws {
