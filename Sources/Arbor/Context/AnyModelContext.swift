@@ -76,9 +76,12 @@ public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded
   /// An undo part restoring `values` (property name to JSON) of this model, decoded with
   /// `models`; nil when none of them can be decoded. Lock held.
   func undoPart(decoding part: UndoStep.Part, models: DecodedModels) -> (any UndoPart)? { fatalError("abstract") }
-  /// The part that replays `operation` (its path below the property's value) on
-  /// `property` of this model, its values decoded with `models`. Lock held.
-  func replayPart(_ operation: JSONPatchOperation, property: Int, models: DecodedModels) throws(JournalReplayError) -> any UndoPart {
+  /// What replaying `operation` (its path below the property's value) on `property` of
+  /// this model gives, its values decoded with `models`; `pending` is the property's value
+  /// left undecodable by the operations before it, if any. Lock held.
+  func replayStep(_ operation: JSONPatchOperation, property: Int, pending: JSONValue?, models: DecodedModels) throws(JournalReplayError)
+    -> ReplayStep
+  {
     fatalError("abstract")
   }
 

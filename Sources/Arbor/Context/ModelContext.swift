@@ -87,8 +87,10 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
     decodedUndoPart(part.values, splices: part.splices, models: models)
   }
 
-  override func replayPart(_ operation: JSONPatchOperation, property: Int, models: DecodedModels) throws(JournalReplayError) -> any UndoPart {
-    try replayedPart(operation, property: property, models: models)
+  override func replayStep(_ operation: JSONPatchOperation, property: Int, pending: JSONValue?, models: DecodedModels) throws(JournalReplayError)
+    -> ReplayStep
+  {
+    try replayed(operation, property: property, pending: pending, models: models)
   }
 
   /// The state to encode, read under the lock. Generated `encode(to:)` calls it.

@@ -1,5 +1,13 @@
 import ArborJSON
 
+/// What one operation of a replay gives a model's property: the part that writes it, or
+/// its value with the operation applied when that value does not decode yet (an enum's
+/// case changed by a `remove` then an `add`: the value between the two is no case).
+enum ReplayStep {
+  case part(any UndoPart)
+  case undecodable(JSONValue, reason: String)
+}
+
 /// Why a journalled revision could not be replayed into a tree (``ModelAnchor/replay(_:at:)``).
 package struct JournalReplayError: Error, CustomStringConvertible {
   package let description: String
@@ -49,6 +57,7 @@ extension ModelAnchor {
       tree.fanOut.undo?.beginReplaying()
       var replay = JournalReplay(tree: tree, root: root)
       for operation in patch.operations { try replay.apply(operation) }
+      try replay.finish()
       // A journalled revision is one whatever it changed (an undo's may change no value).
       tree.changedInTransaction = true
     } catch {
@@ -75,6 +84,9 @@ private struct JournalReplay {
   /// The last target written and the paths that led to it: a model that stands at several
   /// places has each change in the patch once per place, and the change is made once.
   private var run: (target: Target, paths: Set<JSONPointer>)?
+  /// A property whose value the operations so far left undecodable: the next operation
+  /// must write the same property (and make it decodable by the end of the patch).
+  private var pending: (context: AnyModelContext, property: Int, value: JSONValue, reason: String)?
 
   init(tree: ModelTree, root: AnyModelContext) {
     self.tree = tree
@@ -105,10 +117,13 @@ private struct JournalReplay {
       return
     }
     run = (target, [operation.path])
+    if let pending, pending.context !== context || pending.property != property {
+      throw JournalReplayError("\(pending.context.typeName).\(pending.context.propertyName(pending.property)): \(pending.reason)")
+    }
     let models = DecodedModels(live: { [weak tree] id in tree?.liveContext(id) })
-    let part: any UndoPart
+    let step: ReplayStep
     do {
-      part = try context.replayPart(relative, property: property, models: models)
+      step = try context.replayStep(relative, property: property, pending: pending?.value, models: models)
     } catch {
       models.putBackLiveStates()
       throw JournalReplayError("\(operation.op) at \(operation.path): \(error)")
@@ -116,7 +131,20 @@ private struct JournalReplay {
     // A decode writes the values it read into the live models it reused: they are written
     // again below, as writes of the tree.
     models.putBackLiveStates()
-    part.restore()
+    switch step {
+    case .part(let part):
+      pending = nil
+      part.restore()
+    case .undecodable(let value, let reason):
+      pending = (context, property, value, "\(operation.op) at \(operation.path) left a value that does not decode (\(reason))")
+    }
+  }
+
+  /// Ends the revision: a value still undecodable is an error.
+  func finish() throws(JournalReplayError) {
+    if let pending {
+      throw JournalReplayError("\(pending.context.typeName).\(pending.context.propertyName(pending.property)): \(pending.reason)")
+    }
   }
 
   /// The deepest model `pointer` reaches, the property of it that the path names next, and
@@ -151,10 +179,13 @@ private struct JournalReplay {
 }
 
 extension ModelContext {
-  /// The part that writes `operation` (its path below the property's value) into
-  /// `property`: a splice of an array of models, or the property's value decoded with the
-  /// operation applied to its JSON. Tree lock held.
-  func replayedPart(_ operation: JSONPatchOperation, property: Int, models: DecodedModels) throws(JournalReplayError) -> StateUndoPart<M> {
+  /// What writing `operation` (its path below the property's value) into `property`
+  /// gives: a splice of an array of models, or the property's value (`pending`, or the
+  /// current one encoded) with the operation applied, decoded; or that value when it does
+  /// not decode. Tree lock held.
+  func replayed(_ operation: JSONPatchOperation, property: Int, pending: JSONValue?, models: DecodedModels) throws(JournalReplayError)
+    -> ReplayStep
+  {
     let paths = StateFields.keyPaths(of: M.self)
     let name = M._$propertyName(property)
     guard property < paths.count, let path = paths[property] else {
@@ -162,23 +193,29 @@ extension ModelContext {
     }
     var state = _state
     do {
-      let splice = operation.splice(ofModels: StateFields.modelArrayCount(state, at: path))
-      var json = JSONValue.null
-      if splice == nil {
-        guard let current = try StateFields.encodedValue(state, at: path) else {
-          throw JournalReplayError("\(M._$typeName).\(name) cannot be encoded")
+      if pending == nil, let splice = operation.splice(ofModels: StateFields.modelArrayCount(state, at: path)) {
+        guard try StateFields.write(splice, or: .null, into: &state, at: path, models: models) else {
+          throw JournalReplayError("\(M._$typeName).\(name) cannot be spliced")
         }
-        json = try operation.applied(to: current)
+        return .part(StateUndoPart(context: self, properties: [property], state: state))
       }
-      guard try StateFields.write(splice, or: json, into: &state, at: path, models: models) else {
-        throw JournalReplayError("\(M._$typeName).\(name) cannot be decoded")
+      guard let current = try pending ?? StateFields.encodedValue(state, at: path) else {
+        throw JournalReplayError("\(M._$typeName).\(name) cannot be encoded")
+      }
+      let json = try operation.applied(to: current)
+      do {
+        guard try StateFields.write(nil, or: json, into: &state, at: path, models: models) else {
+          throw JournalReplayError("\(M._$typeName).\(name) cannot be decoded")
+        }
+      } catch let error as DecodingError {
+        return .undecodable(json, reason: "\(error)")
       }
     } catch let error as JournalReplayError {
       throw error
     } catch {
       throw JournalReplayError("\(M._$typeName).\(name): \(error)")
     }
-    return StateUndoPart(context: self, properties: [property], state: state)
+    return .part(StateUndoPart(context: self, properties: [property], state: state))
   }
 }
 

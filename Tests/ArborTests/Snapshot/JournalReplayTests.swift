@@ -44,6 +44,39 @@ import Testing
     }
   }
 
+  /// Models inside containers that are not arrays of models (an enum with associated
+  /// models, a struct holding an array of models): each write replays to the same state.
+  @Test func modelsInsideContainersReplayToTheSameState() throws {
+    let (navigator, anchor) = Navigator().andAnchor()
+    let record = try anchor.snapshotRecord()
+    let journal = Mutex<[(revision: UInt64, patch: JSONPatch)]>([])
+    let listener = anchor.listen { delivery in
+      if case .committed(let changeSet) = delivery { journal.withLock { $0.append((changeSet.revision, changeSet.patch)) } }
+    }
+    let first = Leaf(value: 1, label: "first")
+    navigator.destination = .detail(first)
+    first.value = 2
+    navigator.destination = .pair(Leaf(value: 3), second: first)
+    first.label = "moved"
+    navigator.page.items.append(Leaf(value: 4))
+    navigator.page.items.append(first)
+    navigator.page.items[0].value = 5
+    navigator.page.currentPage = 2
+    navigator.page.items.remove(at: 0)
+    navigator.destination = .none
+    listener.cancel()
+
+    let (_, replica) = try Navigator.andAnchorInactive(restoring: record)
+    for entry in journal.withLock({ $0 }) {
+      try replica.replay(entry.patch, at: entry.revision)
+      #expect(replica.revision == entry.revision)
+    }
+    let expected = try anchor.state().value
+    let replayed = try replica.state().value
+    #expect(JSONValue.difference(expected, replayed) == nil, "\(JSONValue.difference(expected, replayed) ?? "")")
+    #expect(journal.withLock { $0.count } >= 9)
+  }
+
   /// A model that stands at two places has each of its changes twice in a patch, once per
   /// place: the replay makes it once.
   @Test func aModelAtTwoPlacesIsChangedOnce() throws {
