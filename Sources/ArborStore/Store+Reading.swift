@@ -57,9 +57,7 @@ extension Store {
         let entries = try Self.entries(db, since: base.revision, limit: Int.max, at: place)
         var record = base
         for entry in entries {
-          guard entry.revision == record.revision + 1, (try? entry.patch.apply(to: &record.state)) != nil else { return nil }
-          record.revision = entry.revision
-          record.createdAt = entry.time
+          guard (try? record.apply(entry)) == true else { return nil }
         }
         guard let newest = try Int64.fetchOne(db, sql: "SELECT MAX(revision) FROM snapshots").map({ UInt64(bitPattern: $0) }),
           newest <= record.revision

@@ -164,11 +164,6 @@ extension StateFields {
     return array.count
   }
 
-  /// Whether the field `path` of `State` is one of the generated state fields.
-  static func isField(_ path: AnyKeyPath) -> Bool {
-    type(of: path).valueType is any StateField.Type
-  }
-
   /// Splices or decodes into the field `path` of `state`; false when the field cannot take it.
   static func write<State>(_ splice: UndoStep.Splice?, or json: JSONValue, into state: inout State, at path: AnyKeyPath, models: DecodedModels) throws -> Bool {
     guard let field = type(of: path).valueType as? any StateField.Type else { return false }

@@ -64,10 +64,9 @@ final class PreparedTree<Root: Model>: Sendable {
       for _ in 0..<rounds {
         let entries = try tail.entries(since: record.revision, limit: 100_000)
         for entry in entries {
-          try entry.patch.apply(to: &record.state)
+          // The tree refuses a revision that does not follow its own (a gap in the journal).
           try anchor.replay(entry.patch, at: entry.revision)
-          record.revision = entry.revision
-          record.createdAt = entry.time
+          _ = try record.apply(entry)
         }
         replayed += entries.count
         if entries.count < few { break }
