@@ -134,7 +134,7 @@ public struct ArborDaemon<Root: Model>: Sendable {
     defer { lock?.release() }
     let context = StartContext(
       options: options, level: level, adopted: adopted, adoptedHTTP: adoptedHTTP, stop: stop, handlingSignals: handlingSignals,
-      logger: logger)
+      logger: logger, stateLock: lock)
     try await serveFollowingTheLead(store, context, prepared: prepared, started: started)
   }
 
@@ -215,6 +215,14 @@ public struct ArborDaemon<Root: Model>: Sendable {
     var stop: DaemonStop?
     var handlingSignals: Bool
     var logger: Logger
+    /// The state directory's lock (nil for a PostgreSQL store).
+    var stateLock: StateDirectoryLock?
+
+    /// Lets go of ``stateLock``; nil when there is none.
+    var releaseStateDirectory: (@Sendable () -> Void)? {
+      guard let lock = stateLock else { return nil }
+      return { lock.release() }
+    }
   }
 
   /// Serves as the store's leader: restores the tree from the store and hosts it until the
@@ -261,7 +269,7 @@ public struct ArborDaemon<Root: Model>: Sendable {
     let parts = DaemonParts(
       name: name, host: host, options: options, commandLine: self.options, logLevel: context.level, paths: paths, adopted: context.adopted,
       adoptedHTTP: context.adoptedHTTP, store: store, snapshotRevisions: snapshots, journalledThrough: max(base, journalled ?? 0), base: base,
-      restoredState: base == recovery.record?.revision ? recovery.record?.state : nil, logger: logger)
+      restoredState: base == recovery.record?.revision ? recovery.record?.state : nil, releaseStateDirectory: context.releaseStateDirectory, logger: logger)
     try await parts.run(parts.services(listening: { started(anchor) }, leadership: leadership), leadership: leadership)
   }
 }

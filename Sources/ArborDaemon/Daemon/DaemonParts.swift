@@ -33,6 +33,9 @@ final class DaemonParts: Sendable {
   /// The HTTP listener's socket systemd passed (`FileDescriptorName=http`), if it did.
   let adoptedHTTP: ListenSockets.Socket?
   let store: any StateStore
+  /// Lets go of the state directory's lock this process holds (nil for a store that has
+  /// none): an upgrade does once the store is handed over, before this process exits.
+  let releaseStateDirectory: (@Sendable () -> Void)?
   let logger: Logger
 
   let stats = DaemonStats()
@@ -65,7 +68,8 @@ final class DaemonParts: Sendable {
   init(
     name: String, host: any TreeHost, options: DaemonOptions, commandLine: DaemonOptions, logLevel: SharedLogLevel, paths: DaemonPaths,
     adopted: ListenSockets.Socket?, adoptedHTTP: ListenSockets.Socket? = nil, store: any StateStore, snapshotRevisions: [UInt64],
-    journalledThrough: UInt64, base: UInt64?, restoredState: JSONValue?, standby: StandbyLeader? = nil, logger: Logger
+    journalledThrough: UInt64, base: UInt64?, restoredState: JSONValue?, standby: StandbyLeader? = nil, releaseStateDirectory: (@Sendable () -> Void)? = nil,
+    logger: Logger
   ) {
     self.name = name
     self.host = host
@@ -75,6 +79,7 @@ final class DaemonParts: Sendable {
     self.adopted = adopted
     self.adoptedHTTP = adoptedHTTP
     self.store = store
+    self.releaseStateDirectory = releaseStateDirectory
     self.logger = logger
     self.live = LockedState(options)
     hub = WatchHub(historyLimit: options.history, logger: logger)

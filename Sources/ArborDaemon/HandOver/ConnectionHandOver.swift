@@ -173,13 +173,15 @@ enum ConnectionHandOver {
 
   /// Runs `body` for every channel on its own event loop, all at once rather than one
   /// loop after another, and returns what each gave, in order: nil where it threw.
+  /// Awaited once for all: under load each await waits its turn for a busy core, and 150
+  /// of them in a row took 200–300 ms.
   private static func onTheirLoops<T: Sendable>(
     _ channels: [any Channel], _ body: @escaping @Sendable (any Channel) throws -> T
   ) async -> [T?] {
+    guard let loop = channels.first?.eventLoop else { return [] }
     let futures = channels.map { channel in channel.eventLoop.submit { try body(channel) } }
-    var results: [T?] = []
-    for future in futures { results.append(try? await future.get()) }
-    return results
+    let results = (try? await EventLoopFuture.whenAllComplete(futures, on: loop).get()) ?? []
+    return results.map { try? $0.get() }
   }
 
   // MARK: - At start
@@ -231,10 +233,11 @@ enum ConnectionHandOver {
       adopting.append((socket.name, socket.descriptor, channel))
     }
     var adopted: [any Channel] = []
-    for socket in adopting {
-      do {
-        adopted.append(try await socket.channel.get())
-      } catch {
+    let made = (try? await EventLoopFuture.whenAllComplete(adopting.map(\.channel), on: parts.eventLoops.next()).get()) ?? []
+    for (socket, channel) in zip(adopting, made) {
+      switch channel {
+      case .success(let channel): adopted.append(channel)
+      case .failure(let error):
         parts.logger.warning("a handed-over connection (\(socket.name)) cannot be served: \(error)")
         close(socket.descriptor)
       }

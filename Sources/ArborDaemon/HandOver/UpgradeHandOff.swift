@@ -7,11 +7,11 @@ import Synchronization
 
 /// The old process's side of an upgrade under way (``DaemonUpgrade``): the new process
 /// runs and is ready; the stop's hand-over (``ConnectionHandOver``) keeps its descriptors
-/// here, the listening socket first, and ``finish()`` sends them all to the new process
+/// here, the listening socket first, and ``finish(releasing:)`` sends them all to the new process
 /// over their socket pair.
 ///
 /// ```swift
-/// if let upgrade = UpgradeHandOff.current { _ = await ConnectionHandOver.handOver(parts, to: upgrade); await upgrade.finish() }
+/// if let upgrade = UpgradeHandOff.current { _ = await ConnectionHandOver.handOver(parts, to: upgrade); await upgrade.finish(releasing: parts.releaseStateDirectory) }
 /// ```
 final class UpgradeHandOff: DescriptorKeeper {
   /// The upgrade under way in this process, if any.
@@ -52,9 +52,13 @@ final class UpgradeHandOff: DescriptorKeeper {
   }
 
   /// Sends what was kept, in messages of at most ``DescriptorPassing/descriptorsPerMessage``
-  /// descriptors with their names, then the end; closes this side's copies. Whether the new
-  /// process got it all (it exits, and its clients' connections end, when it did not).
-  func finish() async -> Bool {
+  /// descriptors with their names, then the end; closes this side's copies. Then, when
+  /// this process holds the state directory's lock (`releasing`), lets go of it and says
+  /// so: the new process opens the store at once instead of waiting for this one to exit
+  /// (letting go of a large tree and ending a process take 20–130 ms that no client should
+  /// wait for). Whether the new process got it all (it exits, and its clients' connections
+  /// end, when it did not).
+  func finish(releasing release: (@Sendable () -> Void)? = nil) async -> Bool {
     let all = kept.withLock { kept in
       defer { kept = [] }
       return kept
@@ -68,6 +72,10 @@ final class UpgradeHandOff: DescriptorKeeper {
           try DescriptorPassing.send(socket, payload: names.bytes, descriptors: part.map(\.descriptor))
         }
         try DescriptorPassing.send(socket, payload: UpgradeMessage(done: true).bytes)
+        if let release {
+          release()
+          try DescriptorPassing.send(socket, payload: UpgradeMessage(released: true).bytes)
+        }
       }
     }
     for entry in all { close(entry.descriptor) }
@@ -81,13 +89,16 @@ final class UpgradeHandOff: DescriptorKeeper {
 /// 1. `{"state":true}` from the old one, with a memory file holding its snapshot record;
 /// 2. `{"ready":true}` from the new one once it could decode (and migrate) that state, or
 ///    `{"refused":"…"}` saying why it cannot, and it exits;
-/// 3. `{"names":[…]}` with as many descriptors, then `{"done":true}`, from the old one.
+/// 3. `{"names":[…]}` with as many descriptors, then `{"done":true}`, from the old one;
+/// 4. `{"released":true}` from the old one once it let go of the state directory's lock
+///    (a store with no lock: never; the new process then waits for the old one's exit).
 struct UpgradeMessage: Codable, Sendable, Equatable {
   var state: Bool? = nil
   var ready: Bool? = nil
   var refused: String? = nil
   var names: [String]? = nil
   var done: Bool? = nil
+  var released: Bool? = nil
 
   var bytes: [UInt8] { Array((try? JSONEncoder().encode(self)) ?? Data()) }
 }

@@ -12,8 +12,8 @@ import Logging
 /// start would, with no model run) and says it is ready, or why it cannot and exits, the
 /// old process serving on. Then it takes the descriptors the old process hands over (the
 /// listening socket, the connections, the hand-over's state) and waits until the old
-/// process has exited, before it opens anything of the state's. The descriptors then go
-/// the way systemd's would.
+/// process has let go of its state directory's lock, or has exited, before it opens
+/// anything of the state's. The descriptors then go the way systemd's would.
 ///
 /// ```swift
 /// let passed = ListenSockets.take() + (try await UpgradeIntake.take(logger: logger) { try AppModel.checkRestorable($0) })
@@ -33,20 +33,27 @@ enum UpgradeIntake {
     guard let value = getenv(DaemonUpgrade.variable), let socket = Int32(String(cString: value)) else { return [] }
     unsetenv(DaemonUpgrade.variable)
     _ = fcntl(socket, F_SETFD, FD_CLOEXEC)
+    return try await take(from: socket, logger: logger, check: check)
+  }
+
+  /// The same from the socket pair's end `socket`, which this closes.
+  static func take(from socket: Int32, logger: Logger, check: @escaping @Sendable (Data) throws -> Void) async throws -> [ListenSockets.Socket] {
     defer { close(socket) }
-    let received: Result<[ListenSockets.Socket], DescriptorPassing.Failure> = await StoreCall.run {
+    let received: Result<(sockets: [ListenSockets.Socket], released: Bool), DescriptorPassing.Failure> = await StoreCall.run {
       Result { () throws(DescriptorPassing.Failure) in
         try checkState(on: socket, check)
         return try handOver(on: socket)
       }
     }
     let sockets: [ListenSockets.Socket]
+    let released: Bool
     do {
-      sockets = try received.get()
+      (sockets, released) = try received.get()
     } catch {
       throw DaemonStartError("cannot take over from the daemon that started this one: \(error)")
     }
-    logger.info("took \(sockets.count) descriptors from the daemon that started this one, which has exited")
+    logger.info(
+      "took \(sockets.count) descriptors from the daemon that started this one, which \(released ? "let go of the state directory" : "has exited")")
     return sockets
   }
 
@@ -78,9 +85,9 @@ enum UpgradeIntake {
     throw DescriptorPassing.Failure(description: "this process cannot restore its state (\(refusal)); it serves on")
   }
 
-  /// Receives until `done`, then waits for the end of the socket (the old process exited,
-  /// its state directory's lock released). Blocks its thread.
-  private static func handOver(on socket: Int32) throws(DescriptorPassing.Failure) -> [ListenSockets.Socket] {
+  /// Receives until `done`, then waits for `released` (the old process let go of its state
+  /// directory's lock) or the end of the socket (it exited). Blocks its thread.
+  private static func handOver(on socket: Int32) throws(DescriptorPassing.Failure) -> (sockets: [ListenSockets.Socket], released: Bool) {
     var sockets: [ListenSockets.Socket] = []
     var done = false
     let deadline = ContinuousClock.now + handOverLimit
@@ -89,12 +96,14 @@ enum UpgradeIntake {
         throw DescriptorPassing.Failure(description: done ? "it did not exit within \(handOverLimit)" : "it did not hand over within \(handOverLimit)")
       }
       guard let message = try DescriptorPassing.receive(socket) else {
-        if done { return sockets }
+        if done { return (sockets, false) }
         for passed in sockets { close(passed.descriptor) }
         throw DescriptorPassing.Failure(description: "it ended before it handed over")
       }
-      guard let decoded = try? UpgradeMessage(bytes: message.payload), !done else {
+      let decoded = try? UpgradeMessage(bytes: message.payload)
+      guard let decoded, !done else {
         for descriptor in message.descriptors { close(descriptor) }
+        if done && decoded?.released == true { return (sockets, true) }
         continue
       }
       if let names = decoded.names {

@@ -49,6 +49,8 @@ final class DaemonJournal: Sendable {
     var oldestKept: UInt64?
     var snapshots = 0
     var lastError: String?
+    /// The store is the next process's (``handOverStore()``): no snapshot is saved.
+    var handedOver = false
   }
 
   private let state = LockedState(State())
@@ -339,6 +341,19 @@ final class DaemonJournal: Sendable {
     return try await NIOThreadPool.singleton.runIfActive { try host.snapshotRecord() }
   }
 
+  /// Writes every revision handed to the writer, then waits for a snapshot being saved
+  /// and lets none begin after: from then on an upgrade's new process owns the store, and
+  /// this process writes nothing more to it (it may still be letting go of its tree).
+  ///
+  /// ```swift
+  /// journal.stop()
+  /// try await journal.handOverStore()
+  /// ```
+  func handOverStore() async throws {
+    try await flush()
+    try await gate.take { state.withLock { $0.handedOver = true } }
+  }
+
   /// Writes every revision handed to the writer, after one last try for what a failing
   /// disk held back: at a stop that saves no snapshot (an upgrade's new process goes on
   /// from the journal), and before the final snapshot.
@@ -367,6 +382,7 @@ final class DaemonJournal: Sendable {
   }
 
   private func write(_ record: SnapshotRecord, undoHistory: UndoHistory?) async throws {
+    if state.withLock({ $0.handedOver }) { throw CancellationError() }
     guard record.revision != state.withLock({ $0.snapshotRevision }) || state.withLock({ $0.snapshots }) == 0 || undoHistory != nil else {
       // Saved already (a compaction got there first).
       return

@@ -160,7 +160,7 @@ struct SocketServer: Service, CustomStringConvertible {
       parts.journal.stop()
       do {
         if upgrade != nil {
-          try await parts.journal.flush()
+          try await parts.journal.handOverStore()
           logger.info("journalled revision \(parts.host.revision) to \(parts.store.location) in \((ContinuousClock.now - paused).logged)")
         } else {
           try await parts.journal.saveFinalSnapshot()
@@ -180,7 +180,7 @@ struct SocketServer: Service, CustomStringConvertible {
         "handing over took \((ContinuousClock.now - stopping).logged): \((paused - stopping).logged) answering what was read, \((saved - paused).logged) saving, \((ContinuousClock.now - saved).logged) storing the connections")
     }
     if let upgrade {
-      if await upgrade.finish() {
+      if await upgrade.finish(releasing: parts.releaseStateDirectory) {
         logger.notice("handed over to pid \(upgrade.pid)")
       } else {
         logger.error("the hand-over to pid \(upgrade.pid) failed: it does not take over, and this daemon's connections close")

@@ -45,6 +45,8 @@ import Testing
     #expect(try await daemon.connect().call("state.get")["revision"] == 2)
     #expect(daemon.log.contains("handed over to pid \(next)"), "\(daemon.log)")
     #expect(daemon.log.contains("took over 2 connections at revision 1 (generation 1)"), "\(daemon.log)")
+    // The new process opened the store once the old one let go of it, not at its exit.
+    #expect(daemon.log.contains("from the daemon that started this one, which let go of the state directory"), "\(daemon.log)")
 
     // The new process stops as any daemon does, and removes its socket file then.
     kill(next, SIGTERM)
