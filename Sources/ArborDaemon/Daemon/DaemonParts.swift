@@ -55,6 +55,10 @@ final class DaemonParts: Sendable {
   let handsOverConnections = SystemdNotifier().descriptorStoreSize > 0
   /// True while the Unix socket listens and the daemon is not stopping (`/readyz`).
   let serving = Atomic<Bool>(false)
+  /// True once a stop that hands the connections over has begun
+  /// (``ConnectionHandOver/pause(_:)``): a connection accepted after that starts behind a
+  /// closed gate, and goes over with the others.
+  let handingOver = Atomic<Bool>(false)
   /// `--event-loops N`: a group of the daemon's own, shut down by ``shutdown()``.
   private let ownEventLoops: MultiThreadedEventLoopGroup?
 
@@ -216,8 +220,15 @@ final class DaemonParts: Sendable {
     let pipeline = channel.pipeline.syncOperations
     // A connection handed over starts behind a closed gate, nearest the socket (the others
     // get theirs only at a hand-over's pause: serving, a gate would be one more handler
-    // every read goes through).
-    if let handed { try pipeline.addHandler(HandOverGate(handedOver: handed.input)) }
+    // every read goes through). So does one accepted once a hand-over has begun: the
+    // listening socket had taken it before it closed, and its client waits for the next
+    // process as the others do.
+    let lateForHandOver = handed == nil && handingOver.load(ordering: .acquiring)
+    if let handed {
+      try pipeline.addHandler(HandOverGate(handedOver: handed.input))
+    } else if lateForHandOver {
+      try pipeline.addHandler(HandOverGate(handedOver: []))
+    }
     try pipeline.addHandler(writer)
     try pipeline.addHandler(LineDecoder(maxLineLength: max(1, options.maxLineBytes)))
     try pipeline.addHandler(RPCLineCodec(logger: logger))
@@ -230,7 +241,7 @@ final class DaemonParts: Sendable {
     // A connection accepted while the daemon drains may have missed the closing of every
     // connection (`ConnectionRegistry.closeAll`); in a daemon that changes role rather
     // than exits, it would stay open with nobody to answer it.
-    if handler.stopping.load(ordering: .acquiring) { channel.close(promise: nil) }
+    if handler.stopping.load(ordering: .acquiring) && !lateForHandOver { channel.close(promise: nil) }
   }
 
   private static func refuse(_ channel: any Channel, limit: Int) {

@@ -40,6 +40,7 @@ enum ConnectionHandOver {
   /// Closes every connection's gate and waits until the lines each had read are handled
   /// (``pauseLimit`` at most).
   static func pause(_ parts: DaemonParts) async {
+    parts.handingOver.store(true, ordering: .releasing)
     let channels = parts.connections.all.map(\.channel)
     _ = await onTheirLoops(channels) { channel in
       let pipeline = channel.pipeline.syncOperations
@@ -95,12 +96,15 @@ enum ConnectionHandOver {
     }
     var taken: [(name: String, descriptor: Int32, connection: HandOverState.Connection)] = []
     var refused = 0
-    for (entry, future) in zip(candidates, taking) {
-      guard let took = try? await future.get() else {
+    // Awaited once for all (see ``onTheirLoops(_:_:)``).
+    var took: [Result<(descriptor: Int32, connection: HandOverState.Connection)?, any Error>] = []
+    if let loop = taking.first?.eventLoop { took = (try? await EventLoopFuture.whenAllComplete(taking, on: loop).get()) ?? [] }
+    for (entry, result) in zip(candidates, took) {
+      guard case .success(let connection?) = result else {
         refused += 1
         continue
       }
-      taken.append((HandOverState.descriptorName(entry.id), took.descriptor, took.connection))
+      taken.append((HandOverState.descriptorName(entry.id), connection.descriptor, connection.connection))
     }
     defer { for connection in taken { close(connection.descriptor) } }
     if refused > 0 {
