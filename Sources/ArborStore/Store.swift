@@ -163,8 +163,22 @@ public final class Store: StateStore {
     return sizes.database + sizes.writeAheadLog
   }
 
-  /// Nothing to end: the database is closed when the store goes.
-  public func close() async {}
+  /// Closes the database's connections, on a thread of its own (closing waits for reads
+  /// under way); nothing is read or written after. The last connection to close
+  /// checkpoints the write-ahead log and holds the database's lock meanwhile: an upgrade's
+  /// old process closes before it lets go of the state directory, so that the next
+  /// process never finds the database locked.
+  public func close() async {
+    let pool = self.pool
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let thread = Thread {
+        try? pool.close()
+        continuation.resume()
+      }
+      thread.name = "arbor-store-close"
+      thread.start()
+    }
+  }
 
   /// The sizes of the database file and its write-ahead log, in bytes.
   public var fileSizes: (database: Int, writeAheadLog: Int) {

@@ -180,6 +180,10 @@ struct SocketServer: Service, CustomStringConvertible {
         "handing over took \((ContinuousClock.now - stopping).logged): \((paused - stopping).logged) answering what was read, \((saved - paused).logged) saving, \((ContinuousClock.now - saved).logged) storing the connections")
     }
     if let upgrade {
+      // Closed before the state directory is let go of: the store's last connection
+      // checkpoints as it closes, holding the database's lock, and the next process
+      // would find the database locked.
+      if parts.releaseStateDirectory != nil { await parts.store.close() }
       if await upgrade.finish(releasing: parts.releaseStateDirectory) {
         logger.notice("handed over to pid \(upgrade.pid)")
       } else {
