@@ -41,6 +41,10 @@ enum ConnectionHandOver {
   /// (``pauseLimit`` at most).
   static func pause(_ parts: DaemonParts) async {
     parts.handingOver.store(true, ordering: .releasing)
+    // The connections the listening channel accepted before it stopped reading are set up
+    // on their loops, each in a turn queued before this one: after a turn of every loop,
+    // each has been admitted (behind a closed gate, since ``DaemonParts/handingOver``).
+    for loop in parts.eventLoops.makeIterator() { try? await loop.submit {}.get() }
     let channels = parts.connections.all.map(\.channel)
     _ = await onTheirLoops(channels) { channel in
       let pipeline = channel.pipeline.syncOperations

@@ -38,6 +38,9 @@ enum DaemonUpgrade {
   /// listens, cleared when it stops.
   static let serving = Mutex<(parts: DaemonParts, listener: any Channel)?>(nil)
   private static let underWay = Atomic<Bool>(false)
+  /// Whether an upgrade of this process is under way: its new process started, and this
+  /// one has not yet stopped or gone back to serving.
+  static var isUnderWay: Bool { underWay.load(ordering: .acquiring) }
   /// The path of this process's binary, read at start (``recordExecutable()``).
   private static let executable = Mutex<String?>(nil)
 

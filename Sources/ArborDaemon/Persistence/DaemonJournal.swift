@@ -288,7 +288,10 @@ final class DaemonJournal: Sendable {
         guard written > state.snapshotRevision else { return false }
         return written - state.snapshotRevision >= UInt64(snapshotEvery) || ContinuousClock.now - state.snapshotTime >= snapshotInterval
       }
-      if due { await compact() }
+      // While an upgrade's new process restores ahead, no snapshot begins: the stop would
+      // wait for it (``handOverStore()``), and every client with it (85 ms at 100,000
+      // models). The new process compacts at its own first due revision.
+      if due && !DaemonUpgrade.isUnderWay { await compact() }
     }
   }
 

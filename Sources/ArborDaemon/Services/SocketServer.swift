@@ -44,22 +44,38 @@ struct SocketServer: Service, CustomStringConvertible {
     defer { watchdog?.stop() }
     let reloads = SignalWatch(SIGHUP) { [parts] in parts.reload() }
     defer { reloads.cancel() }
+    // The daemon stops accepting: its listening channel closes, or, at a stop that hands
+    // the connections over, only stops reading until the hand-over is done. NIO closes a
+    // connection it accepted whose setup ends after its listening channel closed: that
+    // client saw a reset where the others went over to the next process (in about one
+    // upgrade in two, with four clients connecting in a loop).
+    let stoppedAccepting = serverChannel.eventLoop.makePromise(of: Void.self)
+    let once = LockedState(false)
+    let stopAccepting: @Sendable () -> Void = {
+      if once.withLock({ done in defer { done = true }; return !done }) { stoppedAccepting.succeed(()) }
+    }
+    serverChannel.closeFuture.whenComplete { _ in stopAccepting() }
     await withGracefulShutdownHandler {
       // Cancelled when another service of the group failed (the HTTP listener could not
       // bind): stop accepting, and drain as on a graceful stop.
       await withTaskCancellationHandler {
-        try? await serverChannel.closeFuture.get()
+        try? await stoppedAccepting.futureResult.get()
       } onCancel: {
         serverChannel.close(promise: nil)
       }
     } onGracefulShutdown: { [parts] in
       // An upgrade's stop is not the service's: its new process is the main one already.
       if UpgradeHandOff.current == nil { parts.notifier.stopping(status: "stopping: draining intents, saving a snapshot") }
-      serverChannel.close(promise: nil)
+      if UpgradeHandOff.current != nil || parts.handsOverConnections {
+        serverChannel.setOption(.autoRead, value: false).whenComplete { _ in stopAccepting() }
+      } else {
+        serverChannel.close(promise: nil)
+      }
     }
     DaemonUpgrade.serving.withLock { $0 = nil }
     // Not cancelled with the group: the final snapshot is saved however the stop came.
     let upgraded = await Task { [self] in await drain() }.value
+    try? await serverChannel.close()
     // A socket the service manager keeps stays where it is: the next process serves it; so
     // does one handed to an upgrade's new process. One an upgrade passed to this process
     // is this daemon's own.
@@ -183,9 +199,11 @@ struct SocketServer: Service, CustomStringConvertible {
       // Closed before the state directory is let go of: the store's last connection
       // checkpoints as it closes, holding the database's lock, and the next process
       // would find the database locked.
+      let closing = ContinuousClock.now
       if parts.releaseStateDirectory != nil { await parts.store.close() }
+      let closed = ContinuousClock.now - closing
       if await upgrade.finish(releasing: parts.releaseStateDirectory) {
-        logger.notice("handed over to pid \(upgrade.pid)")
+        logger.notice("handed over to pid \(upgrade.pid) (the store closed in \(closed.logged))")
       } else {
         logger.error("the hand-over to pid \(upgrade.pid) failed: it does not take over, and this daemon's connections close")
       }

@@ -2,6 +2,7 @@ import ArborJSON
 import ArborTesting
 import Foundation
 import ProcessSlots
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -52,6 +53,61 @@ import Testing
     kill(next, SIGTERM)
     try await eventually("the new process to exit after SIGTERM", seconds: 30) { kill(next, 0) != 0 }
     #expect(!FileManager.default.fileExists(atPath: daemon.socket), "the socket file was left behind")
+  }
+
+  /// Clients that connect while the daemon upgrades, one after another: each is answered,
+  /// by the old process or the new one, and none sees its connection end. The listening
+  /// socket takes some of them just as the old process stops; NIO closed such a
+  /// connection when its listening channel closed before the connection was set up.
+  @Test func clientsThatConnectThroughUpgradesAreAllAnswered() async throws {
+    let daemon = try SpawnedDaemon()
+    defer { daemon.kill() }
+    try await daemon.start()
+    let run = ClientsThroughUpgrades(first: daemon.processID)
+    var pids: [pid_t] = []
+    defer { for pid in pids { kill(pid, SIGKILL) } }
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for _ in 0..<4 {
+        group.addTask {
+          while !run.stop.load(ordering: .acquiring) {
+            do {
+              let connection = try await daemon.connect()
+              defer { connection.close() }
+              _ = try await connection.call("daemon.status")
+              run.answered.add(1, ordering: .relaxed)
+            } catch {
+              run.failures.withLock { $0.append("\(error)") }
+            }
+          }
+        }
+      }
+      for _ in 0..<6 {
+        try await Task.sleep(for: .milliseconds(200))
+        let old = run.current.load(ordering: .relaxed)
+        kill(old, SIGUSR2)
+        try await eventually("an upgrade from pid \(old)\n\(daemon.log)", seconds: 60) {
+          let pid = pid_t(try await daemon.connect().call("daemon.status")["pid"]?.intValue ?? Int64(old))
+          run.current.store(pid, ordering: .relaxed)
+          return pid != old
+        }
+        pids.append(run.current.load(ordering: .relaxed))
+      }
+      run.stop.store(true, ordering: .releasing)
+      try await group.waitForAll()
+    }
+    let failures = run.failures.withLock { $0 }
+    #expect(failures.isEmpty, "\(failures.count) calls failed: \(failures.prefix(5))\n\(daemon.log)")
+    #expect(run.answered.load(ordering: .relaxed) > 0)
+  }
+
+  /// What the clients of ``clientsThatConnectThroughUpgradesAreAllAnswered()`` share.
+  final class ClientsThroughUpgrades: Sendable {
+    let stop = Atomic<Bool>(false)
+    let answered = Atomic<Int>(0)
+    let failures = Mutex<[String]>([])
+    /// The daemon's process now.
+    let current: Atomic<Int32>
+    init(first: pid_t) { current = Atomic(first) }
   }
 
   /// `arborctl upgrade`: `daemon.upgrade` over its connection, which goes over with the
