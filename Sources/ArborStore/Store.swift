@@ -170,14 +170,7 @@ public final class Store: StateStore {
   /// process never finds the database locked.
   public func close() async {
     let pool = self.pool
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let thread = Thread {
-        try? pool.close()
-        continuation.resume()
-      }
-      thread.name = "arbor-store-close"
-      thread.start()
-    }
+    await StoreCall.run { try? pool.close() }
   }
 
   /// The sizes of the database file and its write-ahead log, in bytes.

@@ -218,10 +218,13 @@ public struct ArborDaemon<Root: Model>: Sendable {
     /// The state directory's lock (nil for a PostgreSQL store).
     var stateLock: StateDirectoryLock?
 
-    /// Lets go of ``stateLock``; nil when there is none.
-    var releaseStateDirectory: (@Sendable () -> Void)? {
+    /// Closes `store` and then releases ``stateLock``; nil when there is no lock.
+    func lettingGo(of store: any StateStore) -> (@Sendable () async -> Void)? {
       guard let lock = stateLock else { return nil }
-      return { lock.release() }
+      return {
+        await store.close()
+        lock.release()
+      }
     }
   }
 
@@ -269,7 +272,7 @@ public struct ArborDaemon<Root: Model>: Sendable {
     let parts = DaemonParts(
       name: name, host: host, options: options, commandLine: self.options, logLevel: context.level, paths: paths, adopted: context.adopted,
       adoptedHTTP: context.adoptedHTTP, store: store, snapshotRevisions: snapshots, journalledThrough: max(base, journalled ?? 0), base: base,
-      restoredState: base == recovery.record?.revision ? recovery.record?.state : nil, releaseStateDirectory: context.releaseStateDirectory, logger: logger)
+      restoredState: base == recovery.record?.revision ? recovery.record?.state : nil, letGoOfStateDirectory: context.lettingGo(of: store), logger: logger)
     try await parts.run(parts.services(listening: { started(anchor) }, leadership: leadership), leadership: leadership)
   }
 }

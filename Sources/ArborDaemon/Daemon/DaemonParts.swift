@@ -33,9 +33,12 @@ final class DaemonParts: Sendable {
   /// The HTTP listener's socket systemd passed (`FileDescriptorName=http`), if it did.
   let adoptedHTTP: ListenSockets.Socket?
   let store: any StateStore
-  /// Lets go of the state directory's lock this process holds (nil for a store that has
-  /// none): an upgrade does once the store is handed over, before this process exits.
-  let releaseStateDirectory: (@Sendable () -> Void)?
+  /// Lets go of the state directory this process holds (nil for a store that has no
+  /// lock): closes the store, then releases the directory's lock. An upgrade does once the
+  /// store is handed over, before this process exits. The store closes first because its
+  /// last SQLite connection checkpoints as it closes, holding the database's lock, and the
+  /// next process would find the database locked.
+  let letGoOfStateDirectory: (@Sendable () async -> Void)?
   let logger: Logger
 
   let stats = DaemonStats()
@@ -72,7 +75,7 @@ final class DaemonParts: Sendable {
   init(
     name: String, host: any TreeHost, options: DaemonOptions, commandLine: DaemonOptions, logLevel: SharedLogLevel, paths: DaemonPaths,
     adopted: ListenSockets.Socket?, adoptedHTTP: ListenSockets.Socket? = nil, store: any StateStore, snapshotRevisions: [UInt64],
-    journalledThrough: UInt64, base: UInt64?, restoredState: JSONValue?, standby: StandbyLeader? = nil, releaseStateDirectory: (@Sendable () -> Void)? = nil,
+    journalledThrough: UInt64, base: UInt64?, restoredState: JSONValue?, standby: StandbyLeader? = nil, letGoOfStateDirectory: (@Sendable () async -> Void)? = nil,
     logger: Logger
   ) {
     self.name = name
@@ -83,7 +86,7 @@ final class DaemonParts: Sendable {
     self.adopted = adopted
     self.adoptedHTTP = adoptedHTTP
     self.store = store
-    self.releaseStateDirectory = releaseStateDirectory
+    self.letGoOfStateDirectory = letGoOfStateDirectory
     self.logger = logger
     self.live = LockedState(options)
     hub = WatchHub(historyLimit: options.history, logger: logger)

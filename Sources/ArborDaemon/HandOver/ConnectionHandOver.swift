@@ -100,10 +100,7 @@ enum ConnectionHandOver {
     }
     var taken: [(name: String, descriptor: Int32, connection: HandOverState.Connection)] = []
     var refused = 0
-    // Awaited once for all (see ``onTheirLoops(_:_:)``).
-    var took: [Result<(descriptor: Int32, connection: HandOverState.Connection)?, any Error>] = []
-    if let loop = taking.first?.eventLoop { took = (try? await EventLoopFuture.whenAllComplete(taking, on: loop).get()) ?? [] }
-    for (entry, result) in zip(candidates, took) {
+    for (entry, result) in zip(candidates, await results(of: taking)) {
       guard case .success(let connection?) = result else {
         refused += 1
         continue
@@ -181,15 +178,17 @@ enum ConnectionHandOver {
 
   /// Runs `body` for every channel on its own event loop, all at once rather than one
   /// loop after another, and returns what each gave, in order: nil where it threw.
-  /// Awaited once for all: under load each await waits its turn for a busy core, and 150
-  /// of them in a row took 200–300 ms.
   private static func onTheirLoops<T: Sendable>(
     _ channels: [any Channel], _ body: @escaping @Sendable (any Channel) throws -> T
   ) async -> [T?] {
-    guard let loop = channels.first?.eventLoop else { return [] }
-    let futures = channels.map { channel in channel.eventLoop.submit { try body(channel) } }
-    let results = (try? await EventLoopFuture.whenAllComplete(futures, on: loop).get()) ?? []
-    return results.map { try? $0.get() }
+    await results(of: channels.map { channel in channel.eventLoop.submit { try body(channel) } }).map { try? $0.get() }
+  }
+
+  /// What each of `futures` gave, in order, awaited once for all: under load each await
+  /// waits its turn for a busy core, and 150 of them in a row took 200–300 ms.
+  private static func results<T: Sendable>(of futures: [EventLoopFuture<T>]) async -> [Result<T, any Error>] {
+    guard let loop = futures.first?.eventLoop else { return [] }
+    return (try? await EventLoopFuture.whenAllComplete(futures, on: loop).get()) ?? []
   }
 
   // MARK: - At start
@@ -241,8 +240,7 @@ enum ConnectionHandOver {
       adopting.append((socket.name, socket.descriptor, channel))
     }
     var adopted: [any Channel] = []
-    let made = (try? await EventLoopFuture.whenAllComplete(adopting.map(\.channel), on: parts.eventLoops.next()).get()) ?? []
-    for (socket, channel) in zip(adopting, made) {
+    for (socket, channel) in zip(adopting, await results(of: adopting.map(\.channel))) {
       switch channel {
       case .success(let channel): adopted.append(channel)
       case .failure(let error):

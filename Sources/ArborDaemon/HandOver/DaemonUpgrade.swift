@@ -1,4 +1,5 @@
 import ArborClient
+import ArborStorage
 import Foundation
 import Logging
 import NIOCore

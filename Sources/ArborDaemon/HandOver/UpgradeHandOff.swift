@@ -1,3 +1,4 @@
+import ArborStorage
 import Foundation
 import Synchronization
 
@@ -7,11 +8,11 @@ import Synchronization
 
 /// The old process's side of an upgrade under way (``DaemonUpgrade``): the new process
 /// runs and is ready; the stop's hand-over (``ConnectionHandOver``) keeps its descriptors
-/// here, the listening socket first, and ``finish(releasing:)`` sends them all to the new process
+/// here, the listening socket first, and ``finish(lettingGo:)`` sends them all to the new process
 /// over their socket pair.
 ///
 /// ```swift
-/// if let upgrade = UpgradeHandOff.current { _ = await ConnectionHandOver.handOver(parts, to: upgrade); await upgrade.finish(releasing: parts.releaseStateDirectory) }
+/// if let upgrade = UpgradeHandOff.current { _ = await ConnectionHandOver.handOver(parts, to: upgrade); await upgrade.finish(lettingGo: parts.letGoOfStateDirectory) }
 /// ```
 final class UpgradeHandOff: DescriptorKeeper {
   /// The upgrade under way in this process, if any.
@@ -53,12 +54,12 @@ final class UpgradeHandOff: DescriptorKeeper {
 
   /// Sends what was kept, in messages of at most ``DescriptorPassing/descriptorsPerMessage``
   /// descriptors with their names, then the end; closes this side's copies. Then, when
-  /// this process holds the state directory's lock (`releasing`), lets go of it and says
-  /// so: the new process opens the store at once instead of waiting for this one to exit
-  /// (letting go of a large tree and ending a process take 20–130 ms that no client should
-  /// wait for). Whether the new process got it all (it exits, and its clients' connections
-  /// end, when it did not).
-  func finish(releasing release: (@Sendable () -> Void)? = nil) async -> Bool {
+  /// this process holds the state directory (`letGo`: it closes the store and releases
+  /// the lock), lets go of it and says so: the new process opens the store at once instead
+  /// of waiting for this one to exit (letting go of a large tree and ending a process take
+  /// 20–130 ms that no client should wait for). Whether the new process got it all (it
+  /// exits, and its clients' connections end, when it did not).
+  func finish(lettingGo letGo: (@Sendable () async -> Void)? = nil) async -> Bool {
     let all = kept.withLock { kept in
       defer { kept = [] }
       return kept
@@ -72,14 +73,16 @@ final class UpgradeHandOff: DescriptorKeeper {
           try DescriptorPassing.send(socket, payload: names.bytes, descriptors: part.map(\.descriptor))
         }
         try DescriptorPassing.send(socket, payload: UpgradeMessage(done: true).bytes)
-        if let release {
-          release()
-          try DescriptorPassing.send(socket, payload: UpgradeMessage(released: true).bytes)
-        }
       }
     }
     for entry in all { close(entry.descriptor) }
     if case .failure = sent { return false }
+    guard let letGo else { return true }
+    await letGo()
+    let said: Result<Void, DescriptorPassing.Failure> = await StoreCall.run {
+      Result { () throws(DescriptorPassing.Failure) in try DescriptorPassing.send(socket, payload: UpgradeMessage(released: true).bytes) }
+    }
+    if case .failure = said { return false }
     return true
   }
 }

@@ -1,4 +1,5 @@
 import ArborSystemd
+import ArborStorage
 import Foundation
 import Logging
 

@@ -49,12 +49,9 @@ struct SocketServer: Service, CustomStringConvertible {
     // connection it accepted whose setup ends after its listening channel closed: that
     // client saw a reset where the others went over to the next process (in about one
     // upgrade in two, with four clients connecting in a loop).
+    // (A promise completed twice keeps its first result.)
     let stoppedAccepting = serverChannel.eventLoop.makePromise(of: Void.self)
-    let once = LockedState(false)
-    let stopAccepting: @Sendable () -> Void = {
-      if once.withLock({ done in defer { done = true }; return !done }) { stoppedAccepting.succeed(()) }
-    }
-    serverChannel.closeFuture.whenComplete { _ in stopAccepting() }
+    serverChannel.closeFuture.cascade(to: stoppedAccepting)
     await withGracefulShutdownHandler {
       // Cancelled when another service of the group failed (the HTTP listener could not
       // bind): stop accepting, and drain as on a graceful stop.
@@ -67,7 +64,7 @@ struct SocketServer: Service, CustomStringConvertible {
       // An upgrade's stop is not the service's: its new process is the main one already.
       if UpgradeHandOff.current == nil { parts.notifier.stopping(status: "stopping: draining intents, saving a snapshot") }
       if UpgradeHandOff.current != nil || parts.handsOverConnections {
-        serverChannel.setOption(.autoRead, value: false).whenComplete { _ in stopAccepting() }
+        serverChannel.setOption(.autoRead, value: false).whenComplete { _ in stoppedAccepting.succeed(()) }
       } else {
         serverChannel.close(promise: nil)
       }
@@ -196,14 +193,8 @@ struct SocketServer: Service, CustomStringConvertible {
         "handing over took \((ContinuousClock.now - stopping).logged): \((paused - stopping).logged) answering what was read, \((saved - paused).logged) saving, \((ContinuousClock.now - saved).logged) storing the connections")
     }
     if let upgrade {
-      // Closed before the state directory is let go of: the store's last connection
-      // checkpoints as it closes, holding the database's lock, and the next process
-      // would find the database locked.
-      let closing = ContinuousClock.now
-      if parts.releaseStateDirectory != nil { await parts.store.close() }
-      let closed = ContinuousClock.now - closing
-      if await upgrade.finish(releasing: parts.releaseStateDirectory) {
-        logger.notice("handed over to pid \(upgrade.pid) (the store closed in \(closed.logged))")
+      if await upgrade.finish(lettingGo: parts.letGoOfStateDirectory) {
+        logger.notice("handed over to pid \(upgrade.pid)")
       } else {
         logger.error("the hand-over to pid \(upgrade.pid) failed: it does not take over, and this daemon's connections close")
       }

@@ -1,3 +1,4 @@
+import ArborStorage
 import Foundation
 import Logging
 import Synchronization

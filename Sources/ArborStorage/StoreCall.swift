@@ -15,16 +15,16 @@ import Foundation
 /// ```swift
 /// let recovery = try await StoreCall.run { try store.recover() }
 /// ```
-enum StoreCall {
+package enum StoreCall {
   /// Runs `body` on a new thread; its result or its error.
-  static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+  package static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
       onNewThread { continuation.resume(with: Result { try body() }) }
     }
   }
 
   /// Runs `body`, which cannot throw, on a new thread; its result.
-  static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+  package static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
       onNewThread { continuation.resume(returning: body()) }
     }
