@@ -83,6 +83,36 @@ struct SnapshotBenchmarks {
     report.row("bytes", "\(snapshot.count)", "\(plainData.count)", ratio(Double(snapshot.count), Double(plainData.count)))
     report.print()
     precondition(decodedCount == count && restoredCount == count)
+    restoresFromRecords(snapshot: snapshot, plainState: plainStateData, count: count)
+  }
+
+  /// A daemon's restore: the store hands over a record whose state is parsed already (a
+  /// `JSONValue`), decoded with `JSONValueDecoder`, then anchored and activated. The
+  /// baseline decodes the plain structs from the same kind of value, in the same run.
+  func restoresFromRecords(snapshot: Data, plainState: Data, count: Int) {
+    let runs = 5
+    var report = Report("Restore of \(count) models from a parsed record (ms, best of \(runs))")
+    report.row("step", "Arbor", "plain Codable (JSONValueDecoder)", "Arbor / plain")
+    let record = try! JSONDecoder().decode(SnapshotRecord.self, from: snapshot)
+    let plainValue = try! JSONValue(parsing: plainState)
+    var decodedCount = 0
+    let decodeArbor = Measure.best(of: runs) {
+      var decoder = JSONValueDecoder()
+      decoder.userInfo[.arborDecodedModels] = DecodedModels()
+      decodedCount = try! decoder.decode(RootModel.self, from: record.state).children.count
+    } / 1e6
+    let decodePlain = Measure.best(of: runs) {
+      decodedCount = try! JSONValueDecoder().decode(PlainRoot.self, from: plainValue).children.count
+    } / 1e6
+    report.row("decode the state", format(decodeArbor, "ms"), format(decodePlain, "ms"), ratio(decodeArbor, decodePlain))
+    var restoredCount = 0
+    let restore = Measure.best(of: runs) {
+      let (restored, _) = try! RootModel.andAnchor(restoring: record)
+      restoredCount = restored.children.count
+    } / 1e6
+    report.row("decode, anchor, activate", format(restore, "ms"), format(decodePlain, "ms"), ratio(restore, decodePlain))
+    report.print()
+    precondition(decodedCount == count && restoredCount == count)
   }
 
   func patchSizes() async {

@@ -66,19 +66,27 @@ public struct ModelUndoSystem: Sendable {
   /// ```
   public var isTracking: Bool { recorder?.isTrackingUndo ?? false }
 
-  /// Restores the state before the most recent step, as one transaction.
+  /// Restores the state before the most recent step, as one transaction. The most recent
+  /// step is that of the last commit before the call, on any thread: a step another thread
+  /// is still handing to the backend is waited for.
   ///
   /// ```swift
   /// model.node.undoSystem.undo()
   /// ```
-  public func undo() { backend?.undo() }
+  public func undo() {
+    recorder?.deliverCommittedSteps()
+    backend?.undo()
+  }
 
   /// Restores the state the most recently undone step had undone, as one transaction.
   ///
   /// ```swift
   /// model.node.undoSystem.redo()
   /// ```
-  public func redo() { backend?.redo() }
+  public func redo() {
+    recorder?.deliverCommittedSteps()
+    backend?.redo()
+  }
 
   private var availableBackend: (any UndoBackend)? {
     guard let recorder else { return configuredBackend }

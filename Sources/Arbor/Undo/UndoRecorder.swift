@@ -1,3 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ArborLocking
+
 extension ModelUndoEntry {
   /// An entry that does nothing (its tree is gone).
   static var nothing: ModelUndoEntry { ModelUndoEntry(apply: {}, captureReverse: { ModelUndoEntry.nothing }) }
@@ -93,6 +102,11 @@ final class UndoRecorder: @unchecked Sendable {  // Sendable: every field is gua
   @exclusivity(unchecked) private var isRestoring = false
   @exclusivity(unchecked) private var pending: [ModelUndoEntry] = []
   @exclusivity(unchecked) private var delivering = false
+  /// The thread that hands steps to the backend while `delivering`.
+  @exclusivity(unchecked) private var deliverer: pthread_t?
+  /// Held while steps are handed to the backend: ``deliverCommittedSteps()`` waits on it
+  /// for a push another thread has under way. Taken before the tree lock, never inside it.
+  private let pushing = LockedState(())
   @exclusivity(unchecked) private(set) var backend: (any UndoBackend)?
   @exclusivity(unchecked) private var observation: UndoAvailabilityObservation?
   /// The stack whose history a host journals (``ModelAnchor/keepUndoHistory(restoring:limit:)``):
@@ -273,8 +287,32 @@ final class UndoRecorder: @unchecked Sendable {  // Sendable: every field is gua
   // MARK: Delivery (no lock held)
 
   /// Hands the recorded steps to the backend, in order, one thread at a time.
-  func deliver() {
+  func deliver() { _ = deliverSteps() }
+
+  /// Hands every step committed so far to the backend before it returns, waiting for a
+  /// push another thread has under way: `undo()` called right after another thread's
+  /// commit (an event handler's task, say) must find that commit's step, not the one
+  /// before. A backend that undoes from its own `push` does not wait for itself.
+  func deliverCommittedSteps() {
     guard let tree else { return }
+    while !deliverSteps() {
+      let pushingHere = tree.lock.withLock { delivering && deliverer.map { pthread_equal($0, pthread_self()) != 0 } == true }
+      if pushingHere { return }
+      pushing.withLock { _ in }
+      sched_yield()
+    }
+  }
+
+  private enum Delivery {
+    case elsewhere
+    case done
+    case push([ModelUndoEntry], (any UndoBackend)?)
+  }
+
+  /// Hands the pending steps to the backend until none is left. Returns false, having
+  /// handed nothing, when another thread is handing them. No lock held.
+  private func deliverSteps() -> Bool {
+    guard let tree else { return true }
     let changedJournal: ModelUndoStack? = tree.lock.withLock {
       defer { journalChanged = false }
       return journalChanged ? journal : nil
@@ -282,19 +320,27 @@ final class UndoRecorder: @unchecked Sendable {  // Sendable: every field is gua
     changedJournal?.notifyObservers()
     var starting = true
     while true {
-      let next: ([ModelUndoEntry], (any UndoBackend)?)? = tree.lock.withLock {
-        if starting && delivering { return nil }
+      let next: Delivery = tree.lock.withLock {
+        if starting && delivering { return .elsewhere }
         guard !pending.isEmpty else {
           delivering = false
-          return nil
+          deliverer = nil
+          return .done
         }
         delivering = true
+        deliverer = pthread_self()
         defer { pending = [] }
-        return (pending, backend)
+        return .push(pending, backend)
       }
       starting = false
-      guard let (entries, backend) = next else { return }
-      for entry in entries { backend?.push(entry) }
+      switch next {
+      case .elsewhere: return false
+      case .done: return true
+      case .push(let entries, let backend):
+        pushing.withLock { _ in
+          for entry in entries { backend?.push(entry) }
+        }
+      }
     }
   }
 
