@@ -26,7 +26,23 @@ extension ModelID {
   /// let id = ModelID("9f3c07a1b2d40e15")
   /// ```
   public init?(_ text: some StringProtocol) {
-    guard text.count == 16, let raw = UInt64(text, radix: 16) else { return nil }
+    // Read as bytes: counting the text's characters and `UInt64(_:radix:)` cost more than
+    // the rest of a restored model's id (every model of a snapshot has one).
+    var raw: UInt64 = 0
+    var digits = 0
+    for byte in text.utf8 {
+      let nibble: UInt8
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte &- UInt8(ascii: "0")
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte &- UInt8(ascii: "a") &+ 10
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte &- UInt8(ascii: "A") &+ 10
+      default: return nil
+      }
+      digits += 1
+      guard digits <= 16 else { return nil }
+      raw = raw << 4 | UInt64(nibble)
+    }
+    guard digits == 16 else { return nil }
     self.init(rawValue: raw)
   }
 }

@@ -22,8 +22,14 @@ public struct ModelID: Hashable, Sendable, Comparable, CustomStringConvertible {
   }
 
   public var description: String {
-    let hex = String(rawValue, radix: 16)
-    return String(repeating: "0", count: 16 - hex.count) + hex
+    // Sixteen digits written in place: one small string, no padding concatenated.
+    String(unsafeUninitializedCapacity: 16) { buffer in
+      for index in 0..<16 {
+        let nibble = UInt8(truncatingIfNeeded: rawValue >> (60 - 4 * index)) & 0xF
+        buffer[index] = nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "a") &+ nibble &- 10
+      }
+      return 16
+    }
   }
 
   public static func < (lhs: ModelID, rhs: ModelID) -> Bool { lhs.rawValue < rhs.rawValue }

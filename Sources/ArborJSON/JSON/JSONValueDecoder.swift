@@ -236,15 +236,18 @@ final class _JSONValueDecoderImpl: Decoder {
   @exclusivity(unchecked) var value: JSONValue
   @exclusivity(unchecked) var path: _JSONCodingPath
   let sendableUserInfo: [CodingUserInfoKey: any Sendable]
+  /// The same dictionary as `Decoder` hands it out, converted once: a conversion on each
+  /// read built a new dictionary for every value that read it (each model of a restore).
+  let userInfo: [CodingUserInfoKey: Any]
 
   init(value: JSONValue, userInfo: [CodingUserInfoKey: any Sendable], codingPath: [any CodingKey]) {
     self.value = value
     self.sendableUserInfo = userInfo
+    self.userInfo = userInfo
     self.path = _JSONCodingPath(codingPath)
   }
 
   var codingPath: [any CodingKey] { path.keys }
-  var userInfo: [CodingUserInfoKey: Any] { sendableUserInfo }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
     let members = try _JSONUnwrap.members(value, at: { path.keys })
@@ -305,7 +308,7 @@ struct _JSONKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
   }
 
   private func member(_ key: Key) throws -> JSONValue {
-    guard let member = members[key.stringValue] else {
+    guard let member = members.member(key.stringValue) else {
       throw DecodingError.keyNotFound(
         key, .init(codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
     }
