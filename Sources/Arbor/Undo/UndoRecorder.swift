@@ -292,9 +292,13 @@ final class UndoRecorder: @unchecked Sendable {  // Sendable: every field is gua
   /// Hands every step committed so far to the backend before it returns, waiting for a
   /// push another thread has under way: `undo()` called right after another thread's
   /// commit (an event handler's task, say) must find that commit's step, not the one
-  /// before. A backend that undoes from its own `push` does not wait for itself.
+  /// before. A backend that undoes from its own `push` does not wait for itself, and an
+  /// undo inside a transaction waits for nothing: this thread holds the tree's lock (another
+  /// thread's transaction would have ended before the lock was had), which a push under way
+  /// may be waiting for, and the backend is never called under it.
   func deliverCommittedSteps() {
     guard let tree else { return }
+    if tree.lock.withLock({ tree.depth > 0 }) { return }
     while !deliverSteps() {
       let pushingHere = tree.lock.withLock { delivering && deliverer.map { pthread_equal($0, pthread_self()) != 0 } == true }
       if pushingHere { return }

@@ -97,4 +97,34 @@ private final class HeldPushStack: UndoBackend {
     }
     #expect(title == "", "the push undid its own step, and the commit's thread went on")
   }
+
+  /// An undo inside a transaction does not wait for another thread's push: that push may be
+  /// waiting for the tree's lock, which the transaction holds (the stack tells its
+  /// observers, and the tree's `canUndo` takes the lock).
+  @Test func anUndoInsideATransactionDoesNotWaitForAPushThatWaitsForTheLock() async throws {
+    let backend = HeldPushStack()
+    let editor = UndoEditor().withAnchor { $0.undoSystem.backend = backend }
+    _ = editor.node.undoSystem.canUndo  // the tree's recorder observes the stack from now on
+    let committed = DispatchSemaphore(value: 0)
+    Thread {
+      editor.title = "Draft"
+      committed.signal()
+    }.start()
+    let undone = DispatchSemaphore(value: 0)
+    Thread {
+      _ = backend.pushBegan.wait(timeout: .now() + 10)
+      editor.node.transaction { editor.node.undoSystem.undo() }
+      undone.signal()
+    }.start()
+    // Waited for on a thread of its own, with a deadline: a deadlock leaves both threads
+    // blocked, and the test fails instead of hanging.
+    let finished: Bool = await withCheckedContinuation { continuation in
+      Thread {
+        let both = undone.wait(timeout: .now() + 10) == .success && committed.wait(timeout: .now() + 10) == .success
+        continuation.resume(returning: both)
+      }.start()
+    }
+    #expect(finished, "the undo returned, and the committing thread's push went on once the transaction ended")
+    #expect(backend.canUndo, "the held step reached the stack")
+  }
 }
