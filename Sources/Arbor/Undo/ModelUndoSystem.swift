@@ -78,7 +78,8 @@ public struct ModelUndoSystem: Sendable {
     backend?.undo()
   }
 
-  /// Restores the state the most recently undone step had undone, as one transaction.
+  /// Restores the state the most recently undone step had undone, as one transaction,
+  /// after the steps still on their way to the backend, as ``undo()`` does.
   ///
   /// ```swift
   /// model.node.undoSystem.redo()
