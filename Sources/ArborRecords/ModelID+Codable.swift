@@ -31,13 +31,7 @@ extension ModelID {
     var raw: UInt64 = 0
     var digits = 0
     for byte in text.utf8 {
-      let nibble: UInt8
-      switch byte {
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte &- UInt8(ascii: "0")
-      case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte &- UInt8(ascii: "a") &+ 10
-      case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte &- UInt8(ascii: "A") &+ 10
-      default: return nil
-      }
+      guard let nibble = byte.hexDigitValue else { return nil }
       digits += 1
       guard digits <= 16 else { return nil }
       raw = raw << 4 | UInt64(nibble)

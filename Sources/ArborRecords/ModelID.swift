@@ -1,4 +1,5 @@
 import Synchronization
+import ArborJSON
 
 /// The stable identity of a model instance inside a tree.
 ///
@@ -26,7 +27,7 @@ public struct ModelID: Hashable, Sendable, Comparable, CustomStringConvertible {
     String(unsafeUninitializedCapacity: 16) { buffer in
       for index in 0..<16 {
         let nibble = UInt8(truncatingIfNeeded: rawValue >> (60 - 4 * index)) & 0xF
-        buffer[index] = nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "a") &+ nibble &- 10
+        buffer[index] = .lowercaseHexDigit(nibble)
       }
       return 16
     }

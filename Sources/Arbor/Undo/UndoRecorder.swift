@@ -101,8 +101,7 @@ final class UndoRecorder: @unchecked Sendable {  // Sendable: every field is gua
   /// The transaction being committed restores an undo step: it is not a step itself.
   @exclusivity(unchecked) private var isRestoring = false
   @exclusivity(unchecked) private var pending: [ModelUndoEntry] = []
-  @exclusivity(unchecked) private var delivering = false
-  /// The thread that hands steps to the backend while `delivering`.
+  /// The thread handing steps to the backend, while one is.
   @exclusivity(unchecked) private var deliverer: pthread_t?
   /// Held while steps are handed to the backend: ``deliverCommittedSteps()`` waits on it
   /// for a push another thread has under way. Taken before the tree lock, never inside it.
@@ -300,7 +299,7 @@ final class UndoRecorder: @unchecked Sendable {  // Sendable: every field is gua
     guard let tree else { return }
     if tree.lock.withLock({ tree.depth > 0 }) { return }
     while !deliverSteps() {
-      let pushingHere = tree.lock.withLock { delivering && deliverer.map { pthread_equal($0, pthread_self()) != 0 } == true }
+      let pushingHere = tree.lock.withLock { deliverer.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
       if pushingHere { return }
       pushing.withLock { _ in }
       sched_yield()
@@ -325,13 +324,11 @@ final class UndoRecorder: @unchecked Sendable {  // Sendable: every field is gua
     var starting = true
     while true {
       let next: Delivery = tree.lock.withLock {
-        if starting && delivering { return .elsewhere }
+        if starting && deliverer != nil { return .elsewhere }
         guard !pending.isEmpty else {
-          delivering = false
           deliverer = nil
           return .done
         }
-        delivering = true
         deliverer = pthread_self()
         defer { pending = [] }
         return .push(pending, backend)

@@ -326,13 +326,7 @@ struct JSONParser {
     var value: UInt32 = 0
     for _ in 0..<4 {
       let byte = bytes[index]
-      let digit: UInt8
-      switch byte {
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-      default: throw fail("expected a hexadecimal digit, found \(describe(byte))")
-      }
+      guard let digit = byte.hexDigitValue else { throw fail("expected a hexadecimal digit, found \(describe(byte))") }
       value = value << 4 | UInt32(digit)
       index += 1
     }

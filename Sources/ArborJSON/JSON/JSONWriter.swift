@@ -263,8 +263,7 @@ struct JSONWriter {
         case 0x08: put(UInt8(ascii: "b"))
         case 0x0C: put(UInt8(ascii: "f"))
         default:
-          let hex = Array("0123456789abcdef".utf8)
-          put([UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+          put([UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), .lowercaseHexDigit(byte >> 4), .lowercaseHexDigit(byte & 0xF)])
         }
         start = index + 1
       }
