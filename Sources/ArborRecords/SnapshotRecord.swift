@@ -87,13 +87,21 @@ package struct SnapshotHeader {
     }
     root = try container.decode(String.self, forKey: .root)
     schema = try container.decode(String.self, forKey: .schema)
-    revision = try container.decode(UInt64.self, forKey: .revision)
     // A record's integers are JSON's 64-bit signed ones (ArborJSON's `.int`): a revision
-    // beyond them could not be written back.
-    guard revision <= UInt64(Int64.max) else {
-      throw DecodingError.dataCorruptedError(
+    // beyond them could not be written back. ArborJSON reads a larger integer as a `Double`,
+    // which no `UInt64` decode takes: refused with the same words as one that does.
+    let beyond = { (revision: String) in
+      DecodingError.dataCorruptedError(
         forKey: .revision, in: container, debugDescription: "the revision \(revision) is beyond \(Int64.max), the largest a record holds")
     }
+    do {
+      revision = try container.decode(UInt64.self, forKey: .revision)
+    } catch let error as DecodingError {
+      guard case .dataCorrupted = error, let number = try? container.decode(Double.self, forKey: .revision), number >= 0x1p63
+      else { throw error }
+      throw beyond("\(number)")
+    }
+    guard revision <= UInt64(Int64.max) else { throw beyond("\(revision)") }
     let text = try container.decode(String.self, forKey: .createdAt)
     guard let date = try? Date(text, strategy: .iso8601) else {
       throw DecodingError.dataCorruptedError(

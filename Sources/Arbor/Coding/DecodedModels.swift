@@ -5,7 +5,9 @@ import ArborLocking
 /// Restoring a snapshot installs one under ``CodingUserInfoKey/arborDecodedModels``;
 /// without it every occurrence decodes as a model of its own.
 public final class DecodedModels: Sendable {
-  private let contexts = LockedState<[ModelID: AnyModelContext]>([:])
+  /// The contexts by id, in the tree's own index: a `Dictionary` hashed each id with
+  /// SipHash and rehashed every entry as it doubled, a fifth of a restored model's decoding.
+  private let contexts = LockedState(ContextIndex())
   /// The live models a decode may reuse (an undo step decoded into a running tree), and
   /// the states they had when first handed out: a generated `init(from:)` writes the
   /// decoded values of a reused model into its context, and ``putBackLiveStates()`` undoes
@@ -19,22 +21,32 @@ public final class DecodedModels: Sendable {
   /// The tree's lock is held for the whole decode and until ``putBackLiveStates()``.
   init(live: @escaping @Sendable (ModelID) -> AnyModelContext?) { self.live = live }
 
-  func existing(_ id: ModelID) -> AnyModelContext? {
+  /// The context decoded before for `made`'s id; nil when there is none, and `made` is
+  /// remembered for that id.
+  @usableFromInline
+  func existing(orInsert made: AnyModelContext) -> AnyModelContext? {
+    let id = made.id
+    if live == nil {
+      return contexts.withLock { contexts in
+        if let found = contexts[id] { return found }
+        contexts.insert(made)
+        return nil
+      }
+    }
     if let found = contexts.withLock({ $0[id] }) { return found }
-    guard let live, let context = live(id) else { return nil }
-    let state = context.anyStateCopy()
-    contexts.withLock { $0[id] = context }
-    handedOut.withLock { $0.append((context, state)) }
-    return context
+    if let live, let context = live(id) {
+      let state = context.anyStateCopy()
+      contexts.withLock { $0.insert(context) }
+      handedOut.withLock { $0.append((context, state)) }
+      return context
+    }
+    contexts.withLock { $0.insert(made) }
+    return nil
   }
 
   /// Puts back the state of every live model the decode reused. Tree lock held.
   func putBackLiveStates() {
     for (context, state) in handedOut.withLock({ $0 }) { context.replaceAnyState(state) }
-  }
-
-  func insert(_ context: AnyModelContext) {
-    contexts.withLock { $0[context.id] = context }
   }
 
   /// The number of distinct models decoded.

@@ -14,6 +14,7 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
     super.init()
   }
 
+  @usableFromInline
   init(state: M._$State, id: ModelID, lifetime: ModelLifetime) {
     _state = state
     super.init(id: id, lifetime: lifetime)

@@ -106,8 +106,9 @@ extension SnapshotHeader {
 
 /// How snapshots are read.
 enum SnapshotCoding {
-  static func decoder() -> JSONDecoder {
-    let decoder = JSONDecoder()
+  /// A decoder of one record: shared models are decoded once.
+  static func decoder() -> JSONValueDecoder {
+    var decoder = JSONValueDecoder()
     decoder.userInfo[.arborDecodedModels] = DecodedModels()
     return decoder
   }

@@ -36,8 +36,9 @@ public struct JSONValueDecoder: Sendable {
   /// let tags = try JSONValueDecoder().decode([String].self, from: ["a", "b"])
   /// ```
   public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
-    if let primitive = try _JSONUnwrap.primitive(T.self, from: value, at: { [] }) { return primitive }
-    return try T(from: _JSONValueDecoderImpl(value: value, userInfo: userInfo, codingPath: []))
+    try _JSONUnwrap.primitive(T.self, from: value, at: { [] }) {
+      try T(from: _JSONValueDecoderImpl(value: value, userInfo: userInfo, codingPath: []))
+    }
   }
 }
 
@@ -47,23 +48,26 @@ public struct JSONValueDecoder: Sendable {
 /// called when something fails.
 enum _JSONUnwrap {
   /// `value` as a `T` if `T` is a type read directly (numbers, strings, and Foundation's
-  /// `Date`, `Data`, `URL` and `Decimal`); nil for any other type.
+  /// `Date`, `Data`, `URL` and `Decimal`); `orElse()` for any other type.
+  ///
+  /// It returns a `T`, not a `T?`: unspecialized, an optional result looked up the
+  /// metadata of `Optional<T>` at each call, a tenth of decoding a restored model.
   @inline(__always)
   static func primitive<T: Decodable>(
-    _ type: T.Type, from value: JSONValue, at path: () -> [any CodingKey]
-  ) throws -> T? {
+    _ type: T.Type, from value: JSONValue, at path: () -> [any CodingKey], orElse decode: () throws -> T
+  ) throws -> T {
     if T.self == String.self { return _identity(try string(value, at: path), as: T.self) }
     if T.self == Int.self { return _identity(try integer(value, as: Int.self, at: path), as: T.self) }
     if T.self == Bool.self { return _identity(try bool(value, at: path), as: T.self) }
     if T.self == Double.self { return _identity(try double(value, at: path), as: T.self) }
     if T.self == Int64.self { return _identity(try integer(value, as: Int64.self, at: path), as: T.self) }
     if T.self == JSONValue.self { return _identity(value, as: T.self) }
-    return try rarer(type, from: value, at: path)
+    return try rarer(type, from: value, at: path, orElse: decode)
   }
 
   private static func rarer<T: Decodable>(
-    _ type: T.Type, from value: JSONValue, at path: () -> [any CodingKey]
-  ) throws -> T? {
+    _ type: T.Type, from value: JSONValue, at path: () -> [any CodingKey], orElse decode: () throws -> T
+  ) throws -> T {
     if T.self == Int32.self { return _identity(try integer(value, as: Int32.self, at: path), as: T.self) }
     if T.self == UInt.self { return _identity(try integer(value, as: UInt.self, at: path), as: T.self) }
     if T.self == UInt64.self { return _identity(try integer(value, as: UInt64.self, at: path), as: T.self) }
@@ -79,7 +83,7 @@ enum _JSONUnwrap {
     if T.self == Decimal.self { return _identity(try decimal(value, at: path), as: T.self) }
     if T.self == Int128.self { return _identity(try integer(value, as: Int128.self, at: path), as: T.self) }
     if T.self == UInt128.self { return _identity(try integer(value, as: UInt128.self, at: path), as: T.self) }
-    return nil
+    return try decode()
   }
 
   static func bool(_ value: JSONValue, at path: () -> [any CodingKey]) throws -> Bool {
@@ -247,7 +251,19 @@ final class _JSONValueDecoderImpl: Decoder {
     self.path = _JSONCodingPath(codingPath)
   }
 
+  /// The last `userInfo` object looked up by ``userInfoObject(_:)``, with its key.
+  @exclusivity(unchecked) private var lookedUp: (key: CodingUserInfoKey, object: AnyObject?)?
+
   var codingPath: [any CodingKey] { path.keys }
+
+  /// `userInfo[key]` as an object, remembered: a restore's models all ask for the same one,
+  /// and hashing the key for each cost more than the rest of reading its id.
+  func userInfoObject(_ key: CodingUserInfoKey) -> AnyObject? {
+    if let lookedUp, lookedUp.key == key { return lookedUp.object }
+    let object = sendableUserInfo[key].map { $0 as AnyObject }
+    lookedUp = (key, object)
+    return object
+  }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
     let members = try _JSONUnwrap.members(value, at: { path.keys })
@@ -268,25 +284,21 @@ final class _JSONValueDecoderImpl: Decoder {
   func decode<T: Decodable>(
     _ type: T.Type, from member: JSONValue, depth: Int, extra: [any CodingKey], key: any CodingKey
   ) throws -> T {
-    if let primitive = try _JSONUnwrap.primitive(
-      T.self, from: member, at: { path.path(depth: depth, extra: extra, appending: key) })
-    {
-      return primitive
+    try _JSONUnwrap.primitive(T.self, from: member, at: { path.path(depth: depth, extra: extra, appending: key) }) {
+      let outer = value
+      let saved = path.enter(depth: depth, extra: extra, key: key)
+      value = member
+      defer {
+        value = outer
+        path.leave(depth: depth, saved: saved)
+      }
+      return try T(from: self)
     }
-    let outer = value
-    let saved = path.enter(depth: depth, extra: extra, key: key)
-    value = member
-    defer {
-      value = outer
-      path.leave(depth: depth, saved: saved)
-    }
-    return try T(from: self)
   }
 
   /// Decodes the value this decoder holds (through a single-value container).
   func decodeHere<T: Decodable>(_ type: T.Type) throws -> T {
-    if let primitive = try _JSONUnwrap.primitive(T.self, from: value, at: { path.keys }) { return primitive }
-    return try T(from: self)
+    try _JSONUnwrap.primitive(T.self, from: value, at: { path.keys }) { try T(from: self) }
   }
 }
 

@@ -25,4 +25,14 @@ import Testing
     }
     #expect(ModelID("x00000000000000a1".dropFirst()) == ModelID(rawValue: 0xA1), "a substring")
   }
+
+  /// A `String` is read by its own initializer, anything else through `StringProtocol`: the
+  /// two agree on every text.
+  @Test func aStringAndASubstringReadTheSame() {
+    for text in ["9f3c07a1b2d40e15", "9F3C07A1B2D40E15", "", "a1", "00000000000000a1f", "0000000000000xa1",
+      "00000000000000é", "ffffffffffffffff"]
+    {
+      #expect(ModelID(Substring(text)) == ModelID(text), "\(text)")
+    }
+  }
 }
