@@ -5,9 +5,9 @@ import ArborLocking
 /// Restoring a snapshot installs one under ``CodingUserInfoKey/arborDecodedModels``;
 /// without it every occurrence decodes as a model of its own.
 public final class DecodedModels: Sendable {
-  /// The contexts by id, in the tree's own index: a `Dictionary` hashed each id with
-  /// SipHash and rehashed every entry as it doubled, a fifth of a restored model's decoding.
-  private let contexts = LockedState(ContextIndex())
+  /// The contexts by id. A `Dictionary` hashed each id with SipHash and rehashed every
+  /// entry as it doubled: a fifth of a restored model's decoding.
+  private let contexts = LockedState(DecodedContextTable())
   /// The live models a decode may reuse (an undo step decoded into a running tree), and
   /// the states they had when first handed out: a generated `init(from:)` writes the
   /// decoded values of a reused model into its context, and ``putBackLiveStates()`` undoes

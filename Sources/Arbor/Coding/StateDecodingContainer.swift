@@ -19,7 +19,7 @@ public struct _StateDecodingContainer {
   public init(_ decoder: any Decoder) throws {
     if let reader = try _JSONObjectReader(decoder) {
       source = .object(reader)
-      decodedModels = reader.userInfoObject(.arborDecodedModels, as: DecodedModels.self)
+      decodedModels = reader.object(of: DecodedModels.self) { reader.userInfoObject(.arborDecodedModels, as: DecodedModels.self) }
     } else {
       source = .keyed(try decoder.container(keyedBy: _StateCodingKey.self))
       decodedModels = decoder.userInfo[.arborDecodedModels] as? DecodedModels

@@ -251,19 +251,10 @@ final class _JSONValueDecoderImpl: Decoder {
     self.path = _JSONCodingPath(codingPath)
   }
 
-  /// The last `userInfo` object looked up by ``userInfoObject(_:)``, with its key.
-  @exclusivity(unchecked) private var lookedUp: (key: CodingUserInfoKey, object: AnyObject?)?
+  /// The object ``_JSONObjectReader/object(of:_:)`` worked out for this decode, by type.
+  @exclusivity(unchecked) var kept: (type: ObjectIdentifier, object: AnyObject?)?
 
   var codingPath: [any CodingKey] { path.keys }
-
-  /// `userInfo[key]` as an object, remembered: a restore's models all ask for the same one,
-  /// and hashing the key for each cost more than the rest of reading its id.
-  func userInfoObject(_ key: CodingUserInfoKey) -> AnyObject? {
-    if let lookedUp, lookedUp.key == key { return lookedUp.object }
-    let object = sendableUserInfo[key].map { $0 as AnyObject }
-    lookedUp = (key, object)
-    return object
-  }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
     let members = try _JSONUnwrap.members(value, at: { path.keys })
