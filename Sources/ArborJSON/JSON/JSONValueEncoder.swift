@@ -392,13 +392,18 @@ final class _JSONValueEncoderImpl: Encoder {
   var userInfo: [CodingUserInfoKey: Any] { sendableUserInfo }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+    KeyedEncodingContainer(_JSONKeyedEncoder(encoder: self, box: objectBox()))
+  }
+
+  /// The object being written at this path: a new one, or the one a keyed container made.
+  func objectBox() -> _JSONObjectBox {
     switch storage {
     case .empty:
       let box = _JSONObjectBox(depth: path.keys.count, extra: [])
       storage = .object(box)
-      return KeyedEncodingContainer(_JSONKeyedEncoder(encoder: self, box: box))
+      return box
     case .object(let box):
-      return KeyedEncodingContainer(_JSONKeyedEncoder(encoder: self, box: box))
+      return box
     default:
       preconditionFailure("Attempt to push new keyed encoding container when already previously encoded at this path.")
     }
