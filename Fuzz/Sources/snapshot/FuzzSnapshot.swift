@@ -34,7 +34,8 @@ public func fuzzSnapshot(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 }
 
 private func restore(_ data: Data) {
-  let record = try? JSONDecoder().decode(SnapshotRecord.self, from: data)
+  // Read as the runtime and the daemon read a record: `JSONParser`, then `JSONValueDecoder`.
+  let record = (try? JSONValue(parsing: data)).flatMap { try? JSONValueDecoder().decode(SnapshotRecord.self, from: $0) }
   if let record {
     do {
       let encoded = try JSONEncoder().encode(record)

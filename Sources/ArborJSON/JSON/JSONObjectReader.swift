@@ -40,9 +40,6 @@ public struct _JSONObjectReader {
   /// The path of the object being read.
   public var codingPath: [any CodingKey] { decoder.path.path(depth: depth, extra: []) }
 
-  /// Whether the object has a member named `name` (null included).
-  public func contains(_ name: String) -> Bool { members.member(name) != nil }
-
   /// The member named `name` decoded as a `T`; `keyNotFound` when there is none.
   public func decode<T: Decodable>(_ type: T.Type, forKey name: String) throws -> T {
     guard let member = members.member(name) else {
