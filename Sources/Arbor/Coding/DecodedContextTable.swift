@@ -18,7 +18,12 @@ final class DecodedContextTable {
   private var mask = 15
   /// 64 less the slot count's power of two: a hash's top bits pick the home slot.
   private var shift: UInt64 = 64 - 4
+  /// Whether ids are spread by Fibonacci hashing; at first an id's low bits are its home.
+  private(set) var spread = false
   private(set) var count = 0
+
+  /// A probe longer than this spreads the ids (see ``home(of:)``).
+  private static let longestRun = 16
 
   init() {
     ids = .allocate(capacity: 16)
@@ -51,24 +56,43 @@ final class DecodedContextTable {
 
   private func place(_ id: UInt64, _ raw: UnsafeMutableRawPointer) {
     var index = home(of: id)
-    while contexts[index] != nil { index = (index + 1) & mask }
+    var probes = 0
+    while contexts[index] != nil {
+      index = (index + 1) & mask
+      probes += 1
+      if probes > Self.longestRun, !spread {
+        spread = true
+        rehash(into: mask + 1)
+        return place(id, raw)
+      }
+    }
     ids[index] = id
     contexts[index] = raw
   }
 
-  /// Fibonacci hashing: sequential ids spread over the table.
+  /// Where `id`'s probe starts. The ids of a snapshot come mostly in runs (each process
+  /// counts its ids up from a random start), and a run's ids decoded in order land in
+  /// neighbouring slots: the look-up before each insert reads a cache line the last one
+  /// read. Fibonacci hashing spread them over the table, a cache miss each (a tenth of a
+  /// restored model's decoding). Ids that do not come in runs, or that differ only in their
+  /// high bits, make long probes; the first probe longer than ``longestRun`` switches the
+  /// table to Fibonacci hashing for good.
   private func home(of id: UInt64) -> Int {
-    Int(truncatingIfNeeded: (id &* 0x9E37_79B9_7F4A_7C15) >> shift)
+    spread ? Int(truncatingIfNeeded: (id &* 0x9E37_79B9_7F4A_7C15) >> shift) : Int(truncatingIfNeeded: id) & mask
   }
 
   private func grow() {
+    rehash(into: (mask + 1) * 2)
+  }
+
+  /// Moves every entry into a table of `capacity` slots.
+  private func rehash(into capacity: Int) {
     let (oldIDs, oldContexts, oldCapacity) = (ids, contexts, mask + 1)
-    let capacity = oldCapacity * 2
     ids = .allocate(capacity: capacity)
     contexts = .allocate(capacity: capacity)
     contexts.initialize(repeating: nil, count: capacity)
     mask = capacity - 1
-    shift -= 1
+    shift = UInt64(64 - capacity.trailingZeroBitCount)
     for index in 0..<oldCapacity {
       if let raw = oldContexts[index] { place(oldIDs[index], raw) }
     }
