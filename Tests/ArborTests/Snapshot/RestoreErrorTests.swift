@@ -28,7 +28,7 @@ import Testing
     let text = try validRecord()
     let error = try #require(restoreError(String(text.prefix(text.count / 2))))
     guard case .malformed = error else { Issue.record("got \(error)"); return }
-    #expect(error.description.hasPrefix("the snapshot is not a valid JSON record:"))
+    #expect(error.description.hasPrefix("the snapshot is not a valid JSON record: at byte "), "where reading stopped: \(error)")
   }
 
   @Test func notARecordAtAll() throws {
