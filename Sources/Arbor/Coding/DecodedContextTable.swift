@@ -1,5 +1,5 @@
 /// The contexts one decode has made, by id: an open-addressing table (linear probing) that
-/// keeps each id beside an unretained pointer to its context, at most half full.
+/// keeps each id beside a pointer to its context, at most half full.
 ///
 /// Most look-ups of a restore find nothing (a model is shared only when its id comes
 /// again), and a look-up that finds nothing probes until an empty slot. A `Dictionary`
@@ -10,10 +10,8 @@
 ///
 /// Not synchronized: ``DecodedModels`` holds it under its lock.
 final class DecodedContextTable {
-  /// The contexts, retained once each (the slots point at them unretained).
-  private var held: [AnyModelContext] = []
   private var ids: UnsafeMutablePointer<UInt64>
-  /// Unretained `AnyModelContext` pointers; nil is an empty slot.
+  /// Retained `AnyModelContext` pointers; nil is an empty slot.
   private var contexts: UnsafeMutablePointer<UnsafeMutableRawPointer?>
   private var mask = 15
   /// 64 less the slot count's power of two: a hash's top bits pick the home slot.
@@ -22,7 +20,7 @@ final class DecodedContextTable {
   private(set) var spread = false
   private(set) var count = 0
 
-  /// A probe longer than this spreads the ids (see ``home(of:)``).
+  /// An insert whose probe runs longer than this spreads the ids (see ``home(of:)``).
   private static let longestRun = 16
 
   init() {
@@ -32,6 +30,9 @@ final class DecodedContextTable {
   }
 
   deinit {
+    for index in 0...mask {
+      if let raw = contexts[index] { Unmanaged<AnyModelContext>.fromOpaque(raw).release() }
+    }
     ids.deallocate()
     contexts.deallocate()
   }
@@ -48,26 +49,30 @@ final class DecodedContextTable {
 
   /// Holds `context` under its id; the id must not be held yet.
   func insert(_ context: AnyModelContext) {
-    if (count + 1) * 2 > mask + 1 { grow() }
-    held.append(context)
-    place(context.id.rawValue, Unmanaged.passUnretained(context).toOpaque())
+    if (count + 1) * 2 > mask + 1 { rehash(into: (mask + 1) * 2) }
+    let raw = Unmanaged.passRetained(context).toOpaque()
+    if !place(context.id.rawValue, raw, limited: !spread) {
+      spread = true
+      rehash(into: mask + 1)
+      place(context.id.rawValue, raw, limited: false)
+    }
     count += 1
   }
 
-  private func place(_ id: UInt64, _ raw: UnsafeMutableRawPointer) {
+  /// Puts `raw` in the first empty slot from `id`'s home. When `limited`, places nothing
+  /// and returns false if that slot is more than ``longestRun`` slots away.
+  @discardableResult
+  private func place(_ id: UInt64, _ raw: UnsafeMutableRawPointer, limited: Bool) -> Bool {
     var index = home(of: id)
     var probes = 0
     while contexts[index] != nil {
-      index = (index + 1) & mask
       probes += 1
-      if probes > Self.longestRun, !spread {
-        spread = true
-        rehash(into: mask + 1)
-        return place(id, raw)
-      }
+      if limited && probes > Self.longestRun { return false }
+      index = (index + 1) & mask
     }
     ids[index] = id
     contexts[index] = raw
+    return true
   }
 
   /// Where `id`'s probe starts. The ids of a snapshot come mostly in runs (each process
@@ -75,17 +80,13 @@ final class DecodedContextTable {
   /// neighbouring slots: the look-up before each insert reads a cache line the last one
   /// read. Fibonacci hashing spread them over the table, a cache miss each (a tenth of a
   /// restored model's decoding). Ids that do not come in runs, or that differ only in their
-  /// high bits, make long probes; the first probe longer than ``longestRun`` switches the
-  /// table to Fibonacci hashing for good.
+  /// high bits, make long probes; the first insert that probes longer than ``longestRun``
+  /// switches the table to Fibonacci hashing for good.
   private func home(of id: UInt64) -> Int {
     spread ? Int(truncatingIfNeeded: (id &* 0x9E37_79B9_7F4A_7C15) >> shift) : Int(truncatingIfNeeded: id) & mask
   }
 
-  private func grow() {
-    rehash(into: (mask + 1) * 2)
-  }
-
-  /// Moves every entry into a table of `capacity` slots.
+  /// Moves every entry into a table of `capacity` slots, homed as ``spread`` says.
   private func rehash(into capacity: Int) {
     let (oldIDs, oldContexts, oldCapacity) = (ids, contexts, mask + 1)
     ids = .allocate(capacity: capacity)
@@ -94,7 +95,7 @@ final class DecodedContextTable {
     mask = capacity - 1
     shift = UInt64(64 - capacity.trailingZeroBitCount)
     for index in 0..<oldCapacity {
-      if let raw = oldContexts[index] { place(oldIDs[index], raw) }
+      if let raw = oldContexts[index] { place(oldIDs[index], raw, limited: false) }
     }
     oldIDs.deallocate()
     oldContexts.deallocate()
