@@ -99,10 +99,8 @@ extension ModelNode {
   }
 }
 
-extension ContextKeys: KeyNamespace {}
-
 extension ContextStorage: KeyDescriptor {
-  typealias Namespace = ContextKeys
+  static func namespace() -> ContextKeys { ContextKeys() }
   /// With the model, or flowing down, as ``propagation`` says.
   func storageKey(_ path: AnyHashable) -> StorageKey {
     switch propagation {

@@ -98,9 +98,7 @@ extension ModelNode {
   }
 }
 
-extension PreferenceKeys: KeyNamespace {}
-
 extension PreferenceStorage: KeyDescriptor {
-  typealias Namespace = PreferenceKeys
+  static func namespace() -> PreferenceKeys { PreferenceKeys() }
   func storageKey(_ path: AnyHashable) -> StorageKey { .preference(path, name: name) }
 }
