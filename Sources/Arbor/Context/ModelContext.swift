@@ -167,10 +167,7 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
     var scope = _beginWrite()
     let writable = _canWrite(property, &scope)
     guard scope.tree != nil else { return beginDetachedModify(property, take, scope, writable: writable, keepOriginal: false) }
-    guard let value = take(&_state) else {
-      _endWrite(scope)
-      _missingValue(property)
-    }
+    let value = takeForModify(property, take, scope)
     return _ModelModify(value: value, original: writable ? nil : value, scope: scope, writable: writable)
   }
 
@@ -180,14 +177,22 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
     let writable = _canWrite(property, &scope)
     // The copy is shared with the state anyway, so keeping the original costs nothing.
     guard scope.tree != nil else { return beginDetachedModify(property, take, scope, writable: writable, keepOriginal: true) }
-    guard let value = take(&_state) else {
-      _endWrite(scope)
-      _missingValue(property)
-    }
+    let value = takeForModify(property, take, scope)
     // Keep the old value to skip no-op writes, but only when copying it is free: holding a
     // second reference to an array would make the in-place mutation copy it.
     let keep = !writable || _isPOD(V.self)
     return _ModelModify(value: value, original: keep ? value : nil, scope: scope, writable: writable)
+  }
+
+  /// The value `take` moves out of the state for a write in place; a property without one
+  /// ends the write and stops.
+  @inlinable
+  func takeForModify<V>(_ property: Int, _ take: (inout M._$State) -> V?, _ scope: _WriteScope) -> V {
+    guard let value = take(&_state) else {
+      _endWrite(scope)
+      _missingValue(property)
+    }
+    return value
   }
 
   /// A container of models: its value before the mutation is kept, shallowly encoded,
@@ -207,10 +212,7 @@ public final class ModelContext<M: Model>: AnyModelContext, @unchecked Sendable 
     var scope = _beginWrite()
     let writable = _canWrite(property, &scope)
     guard scope.tree != nil else { return beginDetachedModify(property, take, scope, writable: writable, keepOriginal: false) }
-    guard let value = take(&_state) else {
-      _endWrite(scope)
-      _missingValue(property)
-    }
+    let value = takeForModify(property, take, scope)
     let before = writable ? _shallowBefore(value) : .none
     return _ModelModify(value: value, original: writable ? nil : value, scope: scope, writable: writable, before: before)
   }

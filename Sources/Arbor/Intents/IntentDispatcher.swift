@@ -57,12 +57,8 @@ public struct IntentDispatcher<Root: Model>: Sendable {
   public func call(
     _ intent: String, on target: IntentTarget = .root, parameters: JSONValue = [:], wait: IntentWait = .committed
   ) async throws -> Outcome {
-    guard let model = try anchor.model.model(at: target) else { throw IntentError.unknownTarget(target.description) }
-    let trace = CommitTrace()
-    let cause = ChangeCause(intent: intent, target: target.spelling, trace: trace)
-    let tree = anchor.tree
-    tree.fanOut.tracingCalls.add(1, ordering: .relaxed)
-    defer { tree.fanOut.tracingCalls.subtract(1, ordering: .relaxed) }
+    let (model, cause, trace) = try traced(intent, on: target)
+    defer { anchor.tree.fanOut.tracingCalls.subtract(1, ordering: .relaxed) }
     guard wait == .settled else {
       let result = try await ChangeCause.$current.withValue(cause) {
         try await Self.call(intent, on: model, parameters: parameters)
@@ -92,17 +88,22 @@ public struct IntentDispatcher<Root: Model>: Sendable {
   /// }
   /// ```
   public func callSynchronously(_ intent: String, on target: IntentTarget = .root, parameters: JSONValue = [:]) throws -> Outcome? {
-    guard let model = try anchor.model.model(at: target) else { throw IntentError.unknownTarget(target.description) }
-    let trace = CommitTrace()
-    let cause = ChangeCause(intent: intent, target: target.spelling, trace: trace)
-    let tree = anchor.tree
-    tree.fanOut.tracingCalls.add(1, ordering: .relaxed)
-    defer { tree.fanOut.tracingCalls.subtract(1, ordering: .relaxed) }
+    let (model, cause, trace) = try traced(intent, on: target)
+    defer { anchor.tree.fanOut.tracingCalls.subtract(1, ordering: .relaxed) }
     let result = try ChangeCause.$current.withValue(cause) {
       try Self.callSynchronously(intent, on: model, parameters: parameters)
     }
     guard let result else { return nil }
     return Outcome(closing: trace, treeRevision: anchor.revision, result: result)
+  }
+
+  /// The model at `target`, and the cause and trace of a call of `intent` on it; the tree
+  /// traces its commits until the caller subtracts the call from `tracingCalls`.
+  private func traced(_ intent: String, on target: IntentTarget) throws -> (any Model, ChangeCause, CommitTrace) {
+    guard let model = try anchor.model.model(at: target) else { throw IntentError.unknownTarget(target.description) }
+    let trace = CommitTrace()
+    anchor.tree.fanOut.tracingCalls.add(1, ordering: .relaxed)
+    return (model, ChangeCause(intent: intent, target: target.spelling, trace: trace), trace)
   }
 
   static func call<M: Model>(_ intent: String, on model: M, parameters: JSONValue) async throws -> JSONValue {
