@@ -274,6 +274,11 @@ public struct ArborDaemon<Root: Model>: Sendable {
       adoptedHTTP: context.adoptedHTTP, store: store, snapshotRevisions: snapshots, journalledThrough: max(base, journalled ?? 0), base: base,
       restoredState: base == recovery.record?.revision ? recovery.record?.state : nil, letGoOfStateDirectory: context.lettingGo(of: store), logger: logger)
     try await parts.run(parts.services(listening: { started(anchor) }, leadership: leadership), leadership: leadership)
+    // The models went on in the next process: this one exits without deactivating them.
+    if context.handlingSignals && parts.handedOver.load(ordering: .relaxed) {
+      ProcessEnd.keep(parts)
+      logger.info("exiting without deactivating the \(Root._$typeName) tree: its models go on in the next process")
+    }
   }
 }
 

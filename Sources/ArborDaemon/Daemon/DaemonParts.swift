@@ -62,6 +62,10 @@ final class DaemonParts: Sendable {
   /// (``ConnectionHandOver/pause(_:)``): a connection accepted after that starts behind a
   /// closed gate, and goes over with the others.
   let handingOver = Atomic<Bool>(false)
+  /// True once the connections went to the next process (the service manager's store, or
+  /// an upgrade's new process that took them): the models go on there, so this process
+  /// ends without taking its tree apart (``ProcessEnd``).
+  let handedOver = Atomic<Bool>(false)
   /// `--event-loops N`: a group of the daemon's own, shut down by ``shutdown()``.
   private let ownEventLoops: MultiThreadedEventLoopGroup?
 

@@ -14,7 +14,7 @@ import Synchronization
 /// a client stays connected across a restart, its watches go on from the revision after
 /// the last one it got, and what it sent meanwhile is answered by the next process.
 ///
-/// At stop (``pause(_:)``, then after the final snapshot ``handOver(_:to:)``):
+/// At stop (``pause(_:)``, then once the journal has every revision ``handOver(_:to:)``):
 /// every connection's ``HandOverGate`` closes, so nothing more is read; the lines already
 /// read are handled and answered here; then each connection is taken off this process at
 /// once: its socket is stored as `connection-N`, and its watches, its unhandled input and
@@ -26,7 +26,7 @@ import Synchronization
 ///
 /// ```swift
 /// await ConnectionHandOver.pause(parts)
-/// try await parts.journal.saveFinalSnapshot()
+/// try await parts.journal.handOverStore()
 /// let handed = await ConnectionHandOver.handOver(parts, to: parts.notifier)
 /// ```
 enum ConnectionHandOver {
@@ -81,11 +81,12 @@ enum ConnectionHandOver {
   /// sockets and, in one memory file, their state (stored with no connection too: the
   /// next process's generation). A client that reads nothing meanwhile keeps its
   /// connection: its output goes to the next process with it. Returns how many
-  /// connections were handed over; the others are closed by the caller.
-  static func handOver(_ parts: DaemonParts, to keeper: any DescriptorKeeper) async -> Int {
+  /// connections were handed over (the others are closed by the caller), or nil when the
+  /// state could not be stored: the next process then serves no connection of this one.
+  static func handOver(_ parts: DaemonParts, to keeper: any DescriptorKeeper) async -> Int? {
     let entries = parts.connections.all
     let room = max(0, keeper.capacity - 2)  // the listening socket and the state
-    guard keeper.capacity >= 2 else { return 0 }
+    guard keeper.capacity >= 2 else { return nil }
     // What the watches were sent is the hub's revision (``pause(_:)`` waited for it).
     let revision = parts.hub.revision
     let descriptors = SocketCookie.descriptors()
@@ -139,7 +140,7 @@ enum ConnectionHandOver {
       // store go of them; their clients see the connection close, as at a plain stop.
       parts.logger.error("handing over: the state of the connections could not be stored (\(error)); they are closed")
       for name in state.connections.keys { keeper.removeStored(name: name) }
-      return 0
+      return nil
     }
     let unsent = state.connections.values.reduce(0) { $0 + ($1.output?.count ?? 0) }
     parts.logger.info(

@@ -166,13 +166,15 @@ struct SocketServer: Service, CustomStringConvertible {
     if await !parts.stats.waitForIntentsToFinish(until: .now + .seconds(10)) {
       logger.warning("stopping with \(parts.stats.intentsInFlight) intents still running after 10 s")
     }
-    // A standby has nothing of its own to save: the leader keeps the store. An upgrade's
-    // new process restored the state while this one served and goes on from the journal:
-    // a final snapshot would only lengthen the wait of every client.
+    // A standby has nothing of its own to save: the leader keeps the store. A hand-over
+    // saves no final snapshot either: the next process goes on from the journal, which has
+    // every revision once it is written (an upgrade's new process restored the state while
+    // this one served; the service manager's next process replays the journal after the
+    // last snapshot). A final snapshot would only lengthen the wait of every client.
     if parts.journal.standby == nil {
       parts.journal.stop()
       do {
-        if upgrade != nil {
+        if handsOver {
           try await parts.journal.handOverStore()
           logger.info("journalled revision \(parts.host.revision) to \(parts.store.location) in \((ContinuousClock.now - paused).logged)")
         } else {
@@ -180,7 +182,7 @@ struct SocketServer: Service, CustomStringConvertible {
           logger.info("saved revision \(parts.host.revision) to \(parts.store.location) in \((ContinuousClock.now - paused).logged)")
         }
       } catch {
-        logger.error("the final \(upgrade != nil ? "revisions" : "snapshot") could not be saved: \(error)")
+        logger.error("the final \(handsOver ? "revisions" : "snapshot") could not be saved: \(error)")
       }
     }
     // The connections go to the next process with the revision saved. Their sockets stay
@@ -188,12 +190,13 @@ struct SocketServer: Service, CustomStringConvertible {
     // clients. The others end as at a plain stop.
     if handsOver {
       let saved = ContinuousClock.now
-      _ = await ConnectionHandOver.handOver(parts, to: keeper)
+      if await ConnectionHandOver.handOver(parts, to: keeper) != nil, upgrade == nil { parts.handedOver.store(true, ordering: .relaxed) }
       logger.info(
         "handing over took \((ContinuousClock.now - stopping).logged): \((paused - stopping).logged) answering what was read, \((saved - paused).logged) saving, \((ContinuousClock.now - saved).logged) storing the connections")
     }
     if let upgrade {
       if await upgrade.finish(lettingGo: parts.letGoOfStateDirectory) {
+        parts.handedOver.store(true, ordering: .relaxed)
         logger.notice("handed over to pid \(upgrade.pid)")
       } else {
         logger.error("the hand-over to pid \(upgrade.pid) failed: it does not take over, and this daemon's connections close")

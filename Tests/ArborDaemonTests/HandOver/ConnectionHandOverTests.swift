@@ -33,10 +33,16 @@ import Testing
     let stored = notify.storedDescriptors
     #expect(stored.filter { $0.name.hasPrefix("connection-") }.count == 2, "\(stored.map(\.name))")
     #expect(stored.contains { $0.name == "handover" }, "\(stored.map(\.name))\n\(daemon.log)")
+    // The stop wrote the journal and saved no snapshot, and its models were not deactivated:
+    // they go on in the next process, which replays the journal after the last snapshot.
+    #expect(daemon.log.contains("journalled revision 1 to"), "\(daemon.log)")
+    #expect(!daemon.log.contains("saved revision 1 to"), "\(daemon.log)")
+    #expect(daemon.log.contains("exiting without deactivating the AppModel tree"), "\(daemon.log)")
     caller.send(#"ams":{"intent":"addButtonTapped"}}"#)
 
     try await daemon.start(passingAll: stored)
     #expect(daemon.processID != firstProcess)
+    #expect(daemon.log.contains("the snapshot of revision 0 and 1 journalled revisions"), "\(daemon.log)")
     let reply = try await caller.message("the reply of the next process to the request sent across the restart")
     #expect(reply["id"] == 3 && reply["result"]?["revision"] == 2, "\(reply)")
     let second = try await watcher.message("the change the next process made")
