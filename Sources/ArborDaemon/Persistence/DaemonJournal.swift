@@ -318,6 +318,15 @@ final class DaemonJournal: Sendable {
     }
   }
 
+  /// Whether a hand-over at `revision` can leave the next process the journal as it is,
+  /// with no final snapshot (``NextStartReplay``).
+  func nextStartReplaysLittle(at revision: UInt64) -> Bool {
+    state.withLock { state in
+      NextStartReplay.isShort(
+        revision: revision, lastSnapshot: state.snapshotRevision, oldestSnapshot: state.oldestKept, history: history, snapshotEvery: snapshotEvery)
+    }
+  }
+
   /// Saves the tree's snapshot at shutdown, after the writer wrote everything: the watch
   /// hub's copy of the state when it is at the tree's revision, else the tree encoded.
   func saveFinalSnapshot() async throws {

@@ -168,13 +168,15 @@ struct SocketServer: Service, CustomStringConvertible {
     }
     // A standby has nothing of its own to save: the leader keeps the store. A hand-over
     // saves no final snapshot either: the next process goes on from the journal, which has
-    // every revision once it is written (an upgrade's new process restored the state while
-    // this one served; the service manager's next process replays the journal after the
-    // last snapshot). A final snapshot would only lengthen the wait of every client.
+    // every revision once it is written, and a final snapshot would only lengthen the wait
+    // of every client. An upgrade's new process restored the state while this one served;
+    // the service manager's next process replays the journal after the last snapshot,
+    // unless that is more than the daemon's own compactions leave (then it is saved).
     if parts.journal.standby == nil {
       parts.journal.stop()
+      let journalOnly = handsOver && (upgrade != nil || parts.journal.nextStartReplaysLittle(at: parts.host.revision))
       do {
-        if handsOver {
+        if journalOnly {
           try await parts.journal.handOverStore()
           logger.info("journalled revision \(parts.host.revision) to \(parts.store.location) in \((ContinuousClock.now - paused).logged)")
         } else {
@@ -182,7 +184,7 @@ struct SocketServer: Service, CustomStringConvertible {
           logger.info("saved revision \(parts.host.revision) to \(parts.store.location) in \((ContinuousClock.now - paused).logged)")
         }
       } catch {
-        logger.error("the final \(handsOver ? "revisions" : "snapshot") could not be saved: \(error)")
+        logger.error("the final \(journalOnly ? "revisions" : "snapshot") could not be saved: \(error)")
       }
     }
     // The connections go to the next process with the revision saved. Their sockets stay
