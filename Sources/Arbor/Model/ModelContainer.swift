@@ -92,23 +92,29 @@ public protocol _ModelArray {
   func _$commonSuffix(with contexts: ContiguousArray<AnyModelContext>, limit: Int) -> Int
 }
 
-/// `Array` and `ContiguousArray` of models compare their elements as one buffer (both
-/// always have one; without it nothing would count as common, and the whole array would be
-/// replaced).
-extension _ModelArray where Self: RandomAccessCollection, Index == Int, Element: Model {
+extension Array: _ModelArray where Element: Model {
   public var _$count: Int { count }
   public func _$context(at index: Int) -> AnyModelContext { self[index]._$modelContext }
   public func _$model(at index: Int) -> any Model { self[index] }
   public func _$commonPrefix(with contexts: ContiguousArray<AnyModelContext>) -> Int {
-    withContiguousStorageIfAvailable { Element._$commonPrefix($0, contexts) } ?? 0
+    withUnsafeBufferPointer { Element._$commonPrefix($0, contexts) }
   }
   public func _$commonSuffix(with contexts: ContiguousArray<AnyModelContext>, limit: Int) -> Int {
-    withContiguousStorageIfAvailable { Element._$commonSuffix($0, contexts, limit: limit) } ?? 0
+    withUnsafeBufferPointer { Element._$commonSuffix($0, contexts, limit: limit) }
   }
 }
 
-extension Array: _ModelArray where Element: Model {}
-extension ContiguousArray: _ModelArray where Element: Model {}
+extension ContiguousArray: _ModelArray where Element: Model {
+  public var _$count: Int { count }
+  public func _$context(at index: Int) -> AnyModelContext { self[index]._$modelContext }
+  public func _$model(at index: Int) -> any Model { self[index] }
+  public func _$commonPrefix(with contexts: ContiguousArray<AnyModelContext>) -> Int {
+    withUnsafeBufferPointer { Element._$commonPrefix($0, contexts) }
+  }
+  public func _$commonSuffix(with contexts: ContiguousArray<AnyModelContext>, limit: Int) -> Int {
+    withUnsafeBufferPointer { Element._$commonSuffix($0, contexts, limit: limit) }
+  }
+}
 
 extension Model {
   /// How many leading `models` have the contexts `contexts` starts with.
