@@ -99,8 +99,10 @@ extension ModelNode {
   }
 }
 
+extension ContextKeys: KeyNamespace {}
+
 extension ContextStorage: KeyDescriptor {
-  static func namespace() -> ContextKeys { ContextKeys() }
+  typealias Namespace = ContextKeys
   /// With the model, or flowing down, as ``propagation`` says.
   func storageKey(_ path: AnyHashable) -> StorageKey {
     switch propagation {

@@ -1,13 +1,11 @@
-/// What every spelling of a key has in common (``KeyStorage``, that is ``LocalStorage``
-/// and ``EnvironmentStorage``, ``PreferenceStorage``, ``ContextStorage``): the namespace
-/// its properties extend, a default value, a name, and where the runtime keeps its values.
-/// The four accessors (`node.local`, `node.environment`, `node.preference`,
-/// `node.context`) read, write and remove through it.
+/// What every spelling of a key has in common (``LocalStorage``, ``EnvironmentStorage``,
+/// ``PreferenceStorage``, ``ContextStorage``): the namespace its properties extend, a
+/// default value, a name, and where the runtime keeps its values. The four accessors
+/// (`node.local`, `node.environment`, `node.preference`, `node.context`) read, write and
+/// remove through it.
 protocol KeyDescriptor<Value>: Sendable {
   associatedtype Value: Sendable
-  associatedtype Namespace: Sendable
-  /// The namespace's value, whose properties are its keys.
-  static func namespace() -> Namespace
+  associatedtype Namespace: KeyNamespace
   /// The value read while no model (on the propagation path) has set one.
   var defaultValue: Value { get }
   /// The key's name in messages: the name of the property that declares it.
@@ -16,10 +14,16 @@ protocol KeyDescriptor<Value>: Sendable {
   func storageKey(_ path: AnyHashable) -> StorageKey
 }
 
+/// A namespace of keys (``LocalKeys``, ``EnvironmentKeys``, ``PreferenceKeys``,
+/// ``ContextKeys``): its keys are computed properties of an empty value.
+protocol KeyNamespace: Sendable {
+  init()
+}
+
 extension AnyModelContext {
   /// The descriptor at `key`: user code, so it runs before any lock is taken.
   func descriptor<Key: KeyDescriptor>(_ key: KeyPath<Key.Namespace, Key>) -> (Key, StorageKey) {
-    let descriptor = Key.namespace()[keyPath: key]
+    let descriptor = Key.Namespace()[keyPath: key]
     return (descriptor, descriptor.storageKey(AnyHashable(key)))
   }
 

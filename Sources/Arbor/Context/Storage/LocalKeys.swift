@@ -13,9 +13,8 @@
 ///
 /// This is SwiftModel 1.0's spelling of a ``ContextKeys`` key with
 /// ``ContextPropagation/local`` propagation.
-public struct LocalKeys: PropagatingKeys {
-  public static var propagation: ContextPropagation { .local }
-  public init() {}
+public struct LocalKeys: Sendable {
+  package init() {}
 }
 
 /// The descriptor of one local key: the value read until the model sets one.
@@ -25,14 +24,43 @@ public struct LocalKeys: PropagatingKeys {
 ///   var draft: LocalStorage<String> { .init(defaultValue: "") }
 /// }
 /// ```
-public typealias LocalStorage<Value: Sendable> = KeyStorage<LocalKeys, Value>
+public struct LocalStorage<Value: Sendable>: Sendable {
+  /// The value read while the model has not set one.
+  public let defaultValue: Value
+  /// The key's name in messages: the name of the property that declares it.
+  public let name: String
+
+  /// A key whose value is `defaultValue` until the model sets it.
+  ///
+  /// ```swift
+  /// var isEditing: LocalStorage<Bool> { .init(defaultValue: false) }
+  /// ```
+  public init(defaultValue: Value, name: String = #function) {
+    self.defaultValue = defaultValue
+    self.name = name
+  }
+}
 
 /// A model's local keys as properties (`node.local`): values only the model itself sees.
 ///
 /// ```swift
 /// node.local.isEditing = true
 /// ```
-public typealias ModelLocalValues<M: Model> = ModelKeyValues<M, LocalKeys>
+@dynamicMemberLookup
+public struct ModelLocalValues<M: Model>: Sendable {
+  let node: ModelNode<M>
+
+  /// The model's value of the key, or the key's default value. Reads are observable (in
+  /// `Observed`, `memoize`, `expect`).
+  ///
+  /// ```swift
+  /// let editing = node.local.isEditing
+  /// ```
+  public subscript<Value: Sendable>(dynamicMember key: KeyPath<LocalKeys, LocalStorage<Value>>) -> Value {
+    get { node.context.read(key) }
+    nonmutating set { node.context.write(key, newValue) }
+  }
+}
 
 extension ModelNode {
   /// The model's local keys: see ``ModelLocalValues``.
@@ -50,4 +78,11 @@ extension ModelNode {
   public func removeLocal<Value: Sendable>(_ key: KeyPath<LocalKeys, LocalStorage<Value>>) {
     context.write(key, nil)
   }
+}
+
+extension LocalKeys: KeyNamespace {}
+
+extension LocalStorage: KeyDescriptor {
+  typealias Namespace = LocalKeys
+  func storageKey(_ path: AnyHashable) -> StorageKey { .local(path, name: name) }
 }

@@ -98,7 +98,9 @@ extension ModelNode {
   }
 }
 
+extension PreferenceKeys: KeyNamespace {}
+
 extension PreferenceStorage: KeyDescriptor {
-  static func namespace() -> PreferenceKeys { PreferenceKeys() }
+  typealias Namespace = PreferenceKeys
   func storageKey(_ path: AnyHashable) -> StorageKey { .preference(path, name: name) }
 }
