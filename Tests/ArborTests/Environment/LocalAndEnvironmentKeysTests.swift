@@ -11,9 +11,37 @@ extension EnvironmentKeys {
   var keysScheme: EnvironmentStorage<EnvScheme> { .init(defaultValue: .light) }
 }
 
+// What users write on the spellings' types: an initializer of their own on a descriptor,
+// a property on an accessor that reads its keys. As typealiases of one generic, the
+// accessor's extension extended every namespace's accessor, and `keysScheme` was not
+// found there: each spelling stays a type of its own.
+extension LocalStorage where Value == String {
+  static func emptyText(name: String = #function) -> Self { .init(defaultValue: "", name: name) }
+}
+
+extension LocalKeys {
+  var keysTitle: LocalStorage<String> { .emptyText() }
+}
+
+extension ModelEnvironment {
+  var isDark: Bool { self.keysScheme == .dark }
+}
+
 /// SwiftModel 1.0's `node.local` and `node.environment`: the same behaviour as context
 /// keys with local and environment propagation.
 @Suite struct LocalAndEnvironmentKeysTests {
+  @Test func usersExtendTheKeyTypesAsTypesOfTheirOwn() {
+    let root = EnvRoot(branches: [EnvBranch(leaves: [EnvLeaf()])]).withAnchor()
+    let leaf = root.branches[0].leaves[0]
+    #expect(leaf.node.local.keysTitle == "")
+    leaf.node.local.keysTitle = "plan"
+    #expect(leaf.node.local.keysTitle == "plan")
+    #expect(LocalKeys().keysTitle.name == "keysTitle", "the key's name is its property's")
+    #expect(!leaf.node.environment.isDark)
+    root.node.environment.keysScheme = .dark
+    #expect(leaf.node.environment.isDark)
+  }
+
   @Test func aLocalValueStaysWithItsModel() {
     let root = EnvRoot(branches: [EnvBranch(leaves: [EnvLeaf()])]).withAnchor()
     let branch = root.branches[0]
