@@ -119,10 +119,23 @@ public struct ArborDaemon<Root: Model>: Sendable {
         if let storeFile { prepared.catchUp(from: storeFile, logger: upgradeLogger) }
       })
     HandOverIntake.offer(all.filter { HandOverState.isHandedOver($0.name) })
-    let passed = all.filter { !HandOverState.isHandedOver($0.name) }
+    // The HTTP listener's own socket, kept by the process before this one, waits for the
+    // listener (which serves it if --http still names its address).
+    #if HTTP
+      let passed = KeptHTTPSocket.intake(all.filter { !HandOverState.isHandedOver($0.name) })
+    #else
+      let passed = all.filter { !HandOverState.isHandedOver($0.name) && $0.name != HandOverState.httpListenerName }
+      for kept in all where kept.name == HandOverState.httpListenerName {
+        close(kept.descriptor)
+        SystemdNotifier().removeStored(name: kept.name)
+      }
+    #endif
     let adopted = passed.first { $0.name != "http" }
     let adoptedHTTP = passed.first { $0.name == "http" }
     try Self.checkHTTPOptions(options, adoptedHTTP: adoptedHTTP != nil)
+    #if HTTP
+      if options.http == nil || adoptedHTTP != nil { KeptHTTPSocket.discard(notifier: SystemdNotifier(), logger: logger) }
+    #endif
     if adopted == nil {
       do {
         try SocketFile.prepare(paths.socket)

@@ -22,10 +22,10 @@ import ServiceLifecycle
 /// - `GET /readyz`: 200 once the Unix socket listens, while the journal accepts writes and
 ///   the daemon is not stopping; 503 with the reason otherwise.
 ///
-/// The listening socket is bound here, or adopted from systemd (`FileDescriptorName=http`
-/// in a socket unit of its own): Hummingbird's `Application` binds only addresses it is
-/// given, so the accept loop is this one, and each connection is Hummingbird's child
-/// channel. It stops after the socket server on graceful shutdown, so that health checks
+/// The listening socket is bound here (``KeptHTTPSocket``, which keeps it across a
+/// restart), or adopted from systemd (`FileDescriptorName=http` in a socket unit of its
+/// own): Hummingbird's `Application` binds only addresses it is given, so the accept loop
+/// is this one, and each connection is Hummingbird's child channel. It stops after the socket server on graceful shutdown, so that health checks
 /// are answered (not ready) while the daemon drains; then it closes the connections left.
 struct HTTPListener: Service, CustomStringConvertible {
   var description: String { "HTTPListener(\(address.map(\.description) ?? "adopted socket"))" }
@@ -136,7 +136,9 @@ struct HTTPListener: Service, CustomStringConvertible {
         return (try await bootstrap.bind(adopted.descriptor, childChannelInitializer: accept), child)
       }
       guard let address else { throw DaemonStartError("the HTTP listener has neither an address nor a socket") }
-      return (try await bootstrap.bind(host: address.host, port: address.port, childChannelInitializer: accept), child)
+      // Made here, and kept across a restart (``KeptHTTPSocket``).
+      let descriptor = try KeptHTTPSocket.listener(for: address, backlog: 256, notifier: parts.notifier, logger: parts.logger)
+      return (try await bootstrap.bind(descriptor, childChannelInitializer: accept), child)
     } catch {
       throw DaemonStartError("--http \(address.map(\.description) ?? "(the socket systemd passed)") cannot be served: \(error)")
     }

@@ -155,6 +155,13 @@ enum DaemonUpgrade {
       kill(pid, SIGKILL)
       return .failure(Refusal(description: "the listening socket could not be duplicated"))
     }
+    // The HTTP listener's socket too: the new process serves it if its --http is the same.
+    #if HTTP
+      if let http = KeptHTTPSocket.duplicate() {
+        defer { close(http) }
+        _ = handOff.store(http, name: KeptHTTPSocket.name)
+      }
+    #endif
     handOff.begin()
     // Under systemd the new process becomes the service's main process now, told by this
     // one (the main process's word is taken whatever NotifyAccess= says): this one's stop

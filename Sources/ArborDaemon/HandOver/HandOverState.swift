@@ -36,6 +36,10 @@ struct HandOverState: Codable, Sendable, Equatable {
   /// The name the state itself is stored under.
   static let stateName = "handover"
 
+  /// The name the HTTP listener's socket is kept under (`KeptHTTPSocket`, with the HTTP
+  /// trait): not `http`, a socket unit's name.
+  static let httpListenerName = "http-kept"
+
   /// Whether a passed descriptor is part of a hand-over (not a listening socket).
   static func isHandedOver(_ name: String) -> Bool { name == stateName || name.hasPrefix("connection-") }
 }

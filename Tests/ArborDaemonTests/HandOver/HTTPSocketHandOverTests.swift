@@ -1,0 +1,110 @@
+import ArborJSON
+import ArborTesting
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The HTTP listener's socket kept across a restart under the service manager's descriptor
+/// store (`http-kept`), as the Unix socket is: a request sent while no process runs is
+/// answered by the next one, on the same port.
+@Suite(.startsProcesses, .serialized) struct HTTPSocketHandOverTests {
+  static let kept = "http-kept"
+
+  @Test func aRequestSentWhileNoProcessRunsIsAnsweredByTheNextOne() async throws {
+    let notify = try NotifyListener(path: try DaemonHarness.temporaryDirectory() + "/notify")
+    defer { notify.close() }
+    let daemon = try SpawnedDaemon(environment: ["NOTIFY_SOCKET": notify.path, "FDSTORE": "16"], options: ["--http", "127.0.0.1:0"])
+    defer { daemon.kill() }
+    try await daemon.start()
+    try await eventually("the daemon to store its HTTP socket\n\(notify.messages)") { notify.storedDescriptors.contains { $0.name == Self.kept } }
+    let port = try await Self.httpPort(of: daemon)
+    try await daemon.terminate()
+
+    // No process runs: the kept socket still listens, and the request waits in its backlog.
+    let waiting = HTTPFlood.connect(port: port)
+    #expect(waiting >= 0, "the connection was refused while no process ran")
+    guard waiting >= 0 else { return }
+    defer { close(waiting) }
+    let request = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+    #expect(request.withUnsafeBytes { send(waiting, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == request.count)
+
+    try await daemon.start(passingAll: notify.storedDescriptors)
+    let reply = try await onThread("the next process's reply to the request sent while none ran", seconds: 20) { () -> String in
+      var received: [UInt8] = []
+      var chunk = [UInt8](repeating: 0, count: 4_096)
+      while true {
+        let count = chunk.withUnsafeMutableBytes { recv(waiting, $0.baseAddress, $0.count, 0) }
+        if count <= 0 { break }
+        received += chunk[0..<count]
+      }
+      return String(decoding: received, as: UTF8.self)
+    }
+    #expect(reply.hasPrefix("HTTP/1.1 200"), "\(reply)")
+    #expect(try await Self.httpPort(of: daemon) == port, "the same port")
+    #expect(daemon.log.contains("the HTTP listener serves the socket the process before it listened on (127.0.0.1:\(port))"), "\(daemon.log)")
+    #expect(notify.storedDescriptors.filter { $0.name == Self.kept }.count == 1, "stored once: \(notify.storedDescriptors.map(\.name))")
+  }
+
+  @Test func aNextProcessWithoutHTTPClosesTheKeptSocket() async throws {
+    let notify = try NotifyListener(path: try DaemonHarness.temporaryDirectory() + "/notify")
+    defer { notify.close() }
+    let first = try SpawnedDaemon(environment: ["NOTIFY_SOCKET": notify.path, "FDSTORE": "16"], options: ["--http", "127.0.0.1:0"])
+    defer { first.kill() }
+    try await first.start()
+    try await eventually("the daemon to store its HTTP socket\n\(notify.messages)") { notify.storedDescriptors.contains { $0.name == Self.kept } }
+    let port = try await Self.httpPort(of: first)
+    try await first.terminate()
+
+    // The next process has no --http: it closes the socket, and the store lets go of it.
+    let next = try SpawnedDaemon(environment: ["NOTIFY_SOCKET": notify.path, "FDSTORE": "16"])
+    defer { next.kill() }
+    try await next.start(passingAll: notify.storedDescriptors.filter { $0.name == Self.kept })
+    try await eventually("the store to let go of the HTTP socket: \(notify.storedDescriptors.map(\.name))") {
+      !notify.storedDescriptors.contains { $0.name == Self.kept }
+    }
+    #expect(next.log.contains("closed the HTTP socket the process before it listened on (127.0.0.1:\(port))"), "\(next.log)")
+    let refused = HTTPFlood.connect(port: port)
+    if refused >= 0 { close(refused) }
+    #expect(refused < 0, "nothing listens on \(port) any more")
+  }
+
+  /// An upgrade passes the HTTP socket too: the new process serves the same port, and a
+  /// request sent to it while the old process stops is answered.
+  @Test func anUpgradeKeepsTheHTTPPort() async throws {
+    let daemon = try SpawnedDaemon(options: ["--http", "127.0.0.1:0"])
+    defer { daemon.kill() }
+    try await daemon.start()
+    let port = try await Self.httpPort(of: daemon)
+    let old = daemon.processID
+    kill(old, SIGUSR2)
+    try await eventually("the old process to hand over and exit\n\(daemon.log)", seconds: 60) { kill(old, 0) != 0 }
+    let client = try await daemon.connect()
+    let status = try await client.call("daemon.status")
+    client.close()
+    let next = try #require(status["pid"]?.intValue.map { pid_t($0) }, "\(status)")
+    defer { kill(next, SIGKILL) }
+    #expect(next != old)
+    #expect(status["http"]?.stringValue == "http://127.0.0.1:\(port)/", "\(status)")
+    let health = try await HTTPTestClient.get(port: port, "/healthz")
+    #expect(health.status == 200)
+    #expect(daemon.log.contains("the HTTP listener serves the socket the process before it listened on (127.0.0.1:\(port))"), "\(daemon.log)")
+  }
+
+  static func httpPort(of daemon: SpawnedDaemon) async throws -> Int {
+    let client = try await daemon.connect()
+    defer { client.close() }
+    let url: String = try await withDeadline("daemon.status to name the HTTP listener's address", seconds: 20) {
+      while true {
+        if case .string(let url)? = try await client.call("daemon.status")["http"] { return url }
+        try await Task.sleep(for: .milliseconds(20))
+      }
+    }
+    guard let port = Int(url.split(separator: ":").last?.trimmingCharacters(in: CharacterSet(charactersIn: "/")) ?? "") else {
+      throw HarnessError("no port in \(url)")
+    }
+    return port
+  }
+}
