@@ -226,7 +226,12 @@ func withHTTPDaemon(
 
 /// The port of the daemon's HTTP listener, as `daemon.status` names it once it listens.
 func httpPort(of daemon: DaemonUnderTest) async throws -> Int {
-  let client = try await daemon.connect()
+  try await httpPort(socket: daemon.socket)
+}
+
+/// The port of the HTTP listener of the daemon on `socket`, as `daemon.status` names it.
+func httpPort(socket: String) async throws -> Int {
+  let client = try await withDeadline("a connection to \(socket)") { try await ArborConnection.connect(to: socket) }
   defer { client.close() }
   let url: String = try await withDeadline("daemon.status to name the HTTP listener's address", seconds: 20) {
     while true {

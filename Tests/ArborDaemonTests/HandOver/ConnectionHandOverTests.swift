@@ -210,10 +210,10 @@ import Testing
 
   /// A daemon started under a descriptor store of `capacity` descriptors (the test's notify
   /// socket plays systemd's), once it stored its socket there.
-  static func startedUnderAStore(capacity: Int = 16) async throws -> (notify: NotifyListener, daemon: SpawnedDaemon) {
+  static func startedUnderAStore(capacity: Int = 16, options: [String] = []) async throws -> (notify: NotifyListener, daemon: SpawnedDaemon) {
     let notify = try NotifyListener(path: try DaemonHarness.temporaryDirectory() + "/notify")
     do {
-      let daemon = try SpawnedDaemon(environment: ["NOTIFY_SOCKET": notify.path, "FDSTORE": String(capacity)])
+      let daemon = try SpawnedDaemon(environment: ["NOTIFY_SOCKET": notify.path, "FDSTORE": String(capacity)], options: options)
       do {
         try await daemon.start()
         try await eventually("the daemon to store its socket\n\(notify.messages)") { notify.storedDescriptors.contains { $0.name == "socket" } }

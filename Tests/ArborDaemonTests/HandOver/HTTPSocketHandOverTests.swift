@@ -14,14 +14,9 @@ import Testing
   static let kept = "http-kept"
 
   @Test func aRequestSentWhileNoProcessRunsIsAnsweredByTheNextOne() async throws {
-    let notify = try NotifyListener(path: try DaemonHarness.temporaryDirectory() + "/notify")
+    let (notify, daemon, port) = try await Self.stoppedUnderAStore()
     defer { notify.close() }
-    let daemon = try SpawnedDaemon(environment: ["NOTIFY_SOCKET": notify.path, "FDSTORE": "16"], options: ["--http", "127.0.0.1:0"])
     defer { daemon.kill() }
-    try await daemon.start()
-    try await eventually("the daemon to store its HTTP socket\n\(notify.messages)") { notify.storedDescriptors.contains { $0.name == Self.kept } }
-    let port = try await Self.httpPort(of: daemon)
-    try await daemon.terminate()
 
     // No process runs: the kept socket still listens, and the request waits in its backlog.
     let waiting = HTTPFlood.connect(port: port)
@@ -43,20 +38,15 @@ import Testing
       return String(decoding: received, as: UTF8.self)
     }
     #expect(reply.hasPrefix("HTTP/1.1 200"), "\(reply)")
-    #expect(try await Self.httpPort(of: daemon) == port, "the same port")
+    #expect(try await httpPort(socket: daemon.socket) == port, "the same port")
     #expect(daemon.log.contains("the HTTP listener serves the socket the process before it listened on (127.0.0.1:\(port))"), "\(daemon.log)")
     #expect(notify.storedDescriptors.filter { $0.name == Self.kept }.count == 1, "stored once: \(notify.storedDescriptors.map(\.name))")
   }
 
   @Test func aNextProcessWithoutHTTPClosesTheKeptSocket() async throws {
-    let notify = try NotifyListener(path: try DaemonHarness.temporaryDirectory() + "/notify")
+    let (notify, first, port) = try await Self.stoppedUnderAStore()
     defer { notify.close() }
-    let first = try SpawnedDaemon(environment: ["NOTIFY_SOCKET": notify.path, "FDSTORE": "16"], options: ["--http", "127.0.0.1:0"])
     defer { first.kill() }
-    try await first.start()
-    try await eventually("the daemon to store its HTTP socket\n\(notify.messages)") { notify.storedDescriptors.contains { $0.name == Self.kept } }
-    let port = try await Self.httpPort(of: first)
-    try await first.terminate()
 
     // The next process has no --http: it closes the socket, and the store lets go of it.
     let next = try SpawnedDaemon(environment: ["NOTIFY_SOCKET": notify.path, "FDSTORE": "16"])
@@ -77,7 +67,7 @@ import Testing
     let daemon = try SpawnedDaemon(options: ["--http", "127.0.0.1:0"])
     defer { daemon.kill() }
     try await daemon.start()
-    let port = try await Self.httpPort(of: daemon)
+    let port = try await httpPort(socket: daemon.socket)
     let old = daemon.processID
     kill(old, SIGUSR2)
     try await eventually("the old process to hand over and exit\n\(daemon.log)", seconds: 60) { kill(old, 0) != 0 }
@@ -93,18 +83,19 @@ import Testing
     #expect(daemon.log.contains("the HTTP listener serves the socket the process before it listened on (127.0.0.1:\(port))"), "\(daemon.log)")
   }
 
-  static func httpPort(of daemon: SpawnedDaemon) async throws -> Int {
-    let client = try await daemon.connect()
-    defer { client.close() }
-    let url: String = try await withDeadline("daemon.status to name the HTTP listener's address", seconds: 20) {
-      while true {
-        if case .string(let url)? = try await client.call("daemon.status")["http"] { return url }
-        try await Task.sleep(for: .milliseconds(20))
-      }
+  /// A daemon with `--http 127.0.0.1:0` under the test's descriptor store, started until it
+  /// stored its HTTP socket, then stopped; with its port.
+  static func stoppedUnderAStore() async throws -> (notify: NotifyListener, daemon: SpawnedDaemon, port: Int) {
+    let (notify, daemon) = try await ConnectionHandOverTests.startedUnderAStore(options: ["--http", "127.0.0.1:0"])
+    do {
+      try await eventually("the daemon to store its HTTP socket\n\(notify.messages)") { notify.storedDescriptors.contains { $0.name == kept } }
+      let port = try await httpPort(socket: daemon.socket)
+      try await daemon.terminate()
+      return (notify, daemon, port)
+    } catch {
+      daemon.kill()
+      notify.close()
+      throw error
     }
-    guard let port = Int(url.split(separator: ":").last?.trimmingCharacters(in: CharacterSet(charactersIn: "/")) ?? "") else {
-      throw HarnessError("no port in \(url)")
-    }
-    return port
   }
 }
