@@ -337,6 +337,7 @@ let package = Package(
         "ArborClient",
         "ArborLoad",
         "ArborStore",
+        "CEpoll",
         "PostgresTestServer",
         "ProcessSlots",
         "StoreDoubles",

@@ -362,17 +362,17 @@ import Testing
         do {
           while (seen.last ?? watcher.from) < target.revision {
             // Short waits, so that the target set at the end is seen.
-            guard let message = try await watcher.socket.poll(seconds: 0.2) else {
+            guard let line = try await watcher.socket.pollLine(seconds: 0.2) else {
               if ContinuousClock.now - progress > .seconds(20) {
                 throw HarnessError("no notification for 20 s after revision \(seen.last ?? watcher.from)")
               }
               continue
             }
             progress = .now
-            guard message["method"] == "state.changed", let revision = message["params"]?["revision"]?.intValue else { continue }
-            if message["params"]?["subscription"]?.intValue != watcher.subscription { problems.append("watcher \(index): another subscription") }
-            if message["params"]?["resync"] != nil { problems.append("watcher \(index): a resync at revision \(revision)") }
-            seen.append(revision)
+            guard let changed = try StateChangedLine(line) ?? StateChangedLine.parsed(JSONValue(parsing: line)) else { continue }
+            if changed.subscription != watcher.subscription { problems.append("watcher \(index): another subscription") }
+            if changed.resync { problems.append("watcher \(index): a resync at revision \(changed.revision)") }
+            seen.append(changed.revision)
           }
         } catch {
           problems.append("watcher \(index): \(error)")
@@ -528,13 +528,25 @@ final class RevisionTarget: Sendable {
 }
 
 /// A client's connection read line by line, that tells when the daemon ended it.
+///
+/// Its bytes are read and searched with `recv`, `memchr` and `memcpy` on a buffer of its
+/// own: the test process is a debug build, where the same through `Array`'s generic
+/// methods cost tens of nanoseconds a byte, and a thousand watchers' patches took the
+/// cores the daemons under test needed.
 final class LineSocket: @unchecked Sendable {
   // Unchecked: one test task uses it at a time.
   private let socket: RawSocket
-  private var buffered: [UInt8] = []
+  /// Read and not yet taken as lines: `storage[start..<end]`, of which `start..<searched`
+  /// holds no newline.
+  private var storage = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
+  private var start = 0
+  private var end = 0
+  private var searched = 0
   private(set) var ended = false
 
   init(path: String) throws { socket = try RawSocket(path: path) }
+
+  deinit { storage.deallocate() }
 
   /// Sends `line` and its newline.
   func send(_ line: String) { socket.send(line + "\n") }
@@ -554,25 +566,64 @@ final class LineSocket: @unchecked Sendable {
   /// The next line as JSON, or nil when none is whole within `seconds`; throws when the
   /// connection ended.
   func poll(seconds: Double) async throws -> JSONValue? {
+    try await pollLine(seconds: seconds).map { try JSONValue(parsing: $0) }
+  }
+
+  /// The next line's bytes, without its newline, or nil when none is whole within
+  /// `seconds`; throws when the connection ended. Waits on ``SocketReadiness``, which
+  /// wakes it when bytes come.
+  func pollLine(seconds: Double) async throws -> [UInt8]? {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while true {
-      if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
-        let line = Array(buffered[..<newline])
-        buffered.removeFirst(newline + 1)
-        return try JSONValue(parsing: line)
-      }
-      var chunk = [UInt8](repeating: 0, count: 65_536)
-      let count = chunk.withUnsafeMutableBytes { recv(socket.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+      if let line = nextLine() { return line }
+      if end == storage.count { makeRoom() }
+      let count = recv(socket.fd, storage.baseAddress! + end, storage.count - end, Int32(MSG_DONTWAIT))
       if count == 0 {
         ended = true
         throw HarnessError("the connection ended")
       }
       if count > 0 {
-        buffered += chunk[..<count]
+        end += count
+      } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+        ended = true
+        throw HarnessError("the connection ended: errno \(errno)")
       } else {
-        guard ContinuousClock.now < deadline else { return nil }
-        try await Task.sleep(for: .milliseconds(5))
+        guard ContinuousClock.now < deadline, await SocketReadiness.shared.readable(socket.fd, until: deadline) else { return nil }
       }
     }
+  }
+
+  /// The first whole line read, taken out; nil when its newline has not come.
+  private func nextLine() -> [UInt8]? {
+    let base = storage.baseAddress!
+    guard end > searched, let found = memchr(base + searched, 0x0A, end - searched) else {
+      searched = end
+      return nil
+    }
+    let newline = base.distance(to: UnsafeMutableRawPointer(found))
+    let length = newline - start
+    let line = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+      if length > 0 { memcpy(buffer.baseAddress!, base + start, length) }
+      count = length
+    }
+    start = newline + 1
+    searched = start
+    return line
+  }
+
+  /// Moves what is unread to the front, or into a buffer twice as large when it fills this one.
+  private func makeRoom() {
+    let unread = end - start
+    if start == 0 {
+      let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: storage.count * 2, alignment: 1)
+      memcpy(larger.baseAddress!, storage.baseAddress!, unread)
+      storage.deallocate()
+      storage = larger
+    } else if unread > 0 {
+      memmove(storage.baseAddress!, storage.baseAddress! + start, unread)
+    }
+    searched -= start
+    start = 0
+    end = unread
   }
 }

@@ -14,7 +14,7 @@ import Testing
       var received: [UInt8] = []
       while !received.contains(0x0A) {
         received += socket.readAvailable()
-        if !received.contains(0x0A) { try await Task.sleep(for: .milliseconds(5)) }
+        if !received.contains(0x0A) { await socket.waitUntilReadable() }
       }
       return received
     }

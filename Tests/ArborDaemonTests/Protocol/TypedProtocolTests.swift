@@ -128,7 +128,7 @@ import Testing
         while revision < target {
           let received = watcher.readAvailable()
           if received.isEmpty {
-            try await Task.sleep(for: .milliseconds(5))
+            await watcher.waitUntilReadable()
             continue
           }
           framer.append(received)

@@ -53,6 +53,12 @@ final class RawSocket: @unchecked Sendable {
     }
   }
 
+  /// Waits, at most `timeout`, until something can be read (bytes, or the end), without
+  /// holding a thread (``SocketReadiness``).
+  func waitUntilReadable(timeout: Duration = .seconds(1)) async {
+    _ = await SocketReadiness.shared.readable(fd, until: .now + timeout)
+  }
+
   /// Ends its output and waits, at most `seconds`, for the peer to close: a daemon has
   /// then accepted the connection, seen its end and let it go.
   func finishAndAwaitClose(within seconds: Double) async {
@@ -62,7 +68,7 @@ final class RawSocket: @unchecked Sendable {
     while ContinuousClock.now < deadline {
       let count = recv(fd, &byte, 1, Int32(MSG_DONTWAIT))
       if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { return }
-      if count < 0 { try? await Task.sleep(for: .milliseconds(2)) }
+      if count < 0 { _ = await SocketReadiness.shared.readable(fd, until: deadline) }
     }
   }
 

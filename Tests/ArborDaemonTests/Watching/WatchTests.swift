@@ -169,7 +169,7 @@ import Testing
         while revision != target {
           let received = slow.readAvailable()
           if received.isEmpty {
-            try await Task.sleep(for: .milliseconds(5))
+            await slow.waitUntilReadable()
             continue
           }
           framer.append(received)
