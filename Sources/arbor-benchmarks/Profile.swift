@@ -37,6 +37,16 @@ enum Profile {
       }
       for value in 1...count { model.value = value }
       consumer.cancel()
+    case "restores":
+      // A daemon's start: a snapshot of `count` models parsed, decoded, anchored and
+      // activated from its bytes, ten times.
+      let (root, anchor) = RootModel().andAnchor()
+      root.children.append(contentsOf: (0..<count).map { _ in SmallModel() })
+      let snapshot = try! anchor.snapshot()
+      for _ in 1...10 {
+        let (restored, _) = try! RootModel.andAnchor(restoring: snapshot)
+        precondition(restored.children.count == count)
+      }
     default:
       print("unknown workload \(workload)")
     }
