@@ -432,7 +432,11 @@ import Testing
         kill(old, SIGUSR2)
         try await eventually("upgrade \(cycle): the old process to hand over and exit", seconds: 120) { Self.hasEnded(old) }
         let gone = ContinuousClock.now
-        let status = try await daemon.connect().call("daemon.status")
+        // Closed at once: one left open a cycle counts against the daemon's connections,
+        // which 1,000 watchers bring near their limit.
+        let asking = try await daemon.connect()
+        let status = try await asking.call("daemon.status")
+        asking.close()
         windows.append((gone, .now))
         serving = try #require(status["pid"]?.intValue.map { pid_t($0) }, "\(status)")
         #expect(serving != old && status["generation"]?.intValue == Int64(cycle), "upgrade \(cycle): \(status)")
