@@ -87,16 +87,19 @@ enum ConnectionHandOver {
     let entries = parts.connections.all
     let room = max(0, keeper.capacity - 2)  // the listening socket and the state
     guard keeper.capacity >= 2 else { return nil }
-    // What the watches were sent is the hub's revision (``pause(_:)`` waited for it).
-    let revision = parts.hub.revision
+    // What the watches were sent is the hub's revision (``pause(_:)`` waited for it): the
+    // watches leave the hub with it, all at once. Nothing more is queued for them here; a
+    // connection that is not handed over closes.
+    let (revision, watches) = parts.hub.handOverAll()
     let descriptors = SocketCookie.descriptors()
     let candidates = entries.prefix(room)
     // Every connection's loop at once: each finds its socket's cookie and takes the
     // connection in the same turn.
     let taking = candidates.map { entry in
-      SocketCookie.of(entry.channel).map { cookie -> (descriptor: Int32, connection: HandOverState.Connection)? in
+      let handed = watches[ObjectIdentifier(entry.outbox)] ?? []
+      return SocketCookie.of(entry.channel).map { cookie -> (descriptor: Int32, connection: HandOverState.Connection)? in
         guard let cookie, let descriptor = descriptors[cookie] else { return nil }
-        return take(entry, descriptor: descriptor, cookie: cookie, hub: parts.hub)
+        return take(entry, descriptor: descriptor, cookie: cookie, watches: handed)
       }
     }
     var taken: [(name: String, descriptor: Int32, connection: HandOverState.Connection)] = []
@@ -149,12 +152,12 @@ enum ConnectionHandOver {
   }
 
   /// On the connection's event loop, all at once: a copy of its socket's descriptor, what
-  /// it read and did not handle, what its client has not been sent, and its watches; then
-  /// its channel closes (the copy keeps the socket open), so that nothing more is written
-  /// or read here. Nil, and the connection left as it is, when the descriptor is no longer
+  /// it read and did not handle, and what its client has not been sent, with its watches
+  /// (taken out of the hub before); then its channel closes (the copy keeps the socket
+  /// open), so that nothing more is written or read here. Nil, and the connection left as it is, when the descriptor is no longer
   /// its socket or its output cannot be taken.
   private static func take(
-    _ entry: (id: Int, outbox: Outbox, channel: any Channel), descriptor: Int32, cookie: UInt64, hub: WatchHub
+    _ entry: (id: Int, outbox: Outbox, channel: any Channel), descriptor: Int32, cookie: UInt64, watches: [HandedWatch]
   ) -> (descriptor: Int32, connection: HandOverState.Connection)? {
     guard entry.channel.isActive, SocketCookie.of(descriptor: descriptor) == cookie else { return nil }
     let pipeline = entry.channel.pipeline.syncOperations
@@ -165,7 +168,6 @@ enum ConnectionHandOver {
       close(copy)
       return nil
     }
-    let watches = hub.handOver(of: entry.outbox)
     entry.channel.close(promise: nil)
     return (copy, HandOverState.Connection(input: input, output: output.isEmpty ? nil : Data(output), watches: watches))
   }

@@ -22,12 +22,20 @@ final class WatchHub: Sendable {
     var skipThrough: UInt64
     /// Its notifications were coalesced: nothing more is queued until the resync is sent.
     var awaitingResync = false
+
+    func handed(as subscription: Int) -> HandedWatch {
+      HandedWatch(subscription: subscription, kind: .state, scope: scope.description, types: nil, awaitingResync: awaitingResync)
+    }
   }
 
   private struct EventWatchEntry {
     let outbox: Outbox
     let scope: String
     let types: Set<String>?
+
+    func handed(as subscription: Int) -> HandedWatch {
+      HandedWatch(subscription: subscription, kind: .events, scope: scope, types: types?.sorted(), awaitingResync: false)
+    }
   }
 
   /// One revision: its patch, and (read back from the journal) the state after it.
@@ -403,22 +411,40 @@ final class WatchHub: Sendable {
   }
 
   /// Takes a connection's watches out of the hub for a hand-over: nothing more is queued
-  /// for them here, and the next process registers them again (``restore(_:outbox:)``).
+  /// for them here, and the next process registers them again (``restore(_:outbox:revision:)``).
   func handOver(of outbox: Outbox) -> [HandedWatch] {
     state.withLock { state in
-      var handed: [HandedWatch] = []
-      for (subscription, watch) in state.stateWatches where watch.outbox === outbox {
-        handed.append(
-          HandedWatch(
-            subscription: subscription, kind: .state, scope: watch.scope.description, types: nil, awaitingResync: watch.awaitingResync))
-        state.stateWatches[subscription] = nil
-      }
-      for (subscription, watch) in state.eventWatches where watch.outbox === outbox {
-        handed.append(
-          HandedWatch(subscription: subscription, kind: .events, scope: watch.scope, types: watch.types?.sorted(), awaitingResync: false))
-        state.eventWatches[subscription] = nil
-      }
+      let states = state.stateWatches.filter { $0.value.outbox === outbox }
+      let events = state.eventWatches.filter { $0.value.outbox === outbox }
+      for subscription in states.keys { state.stateWatches[subscription] = nil }
+      for subscription in events.keys { state.eventWatches[subscription] = nil }
+      let handed = states.map { $0.value.handed(as: $0.key) } + events.map { $0.value.handed(as: $0.key) }
       return handed.sorted { $0.subscription < $1.subscription }
+    }
+  }
+
+  /// Takes every watch out of the hub for a hand-over, by connection (the
+  /// `ObjectIdentifier` of its outbox), with the revision they were sent up to: one pass
+  /// under the lock, so that the revision and the watches agree, and a thousand
+  /// connections cost a thousand entries' work, not a million.
+  ///
+  /// ```swift
+  /// let (revision, watches) = hub.handOverAll()
+  /// let handed = watches[ObjectIdentifier(outbox)] ?? []
+  /// ```
+  func handOverAll() -> (revision: UInt64, watches: [ObjectIdentifier: [HandedWatch]]) {
+    state.withLock { state in
+      var handed: [ObjectIdentifier: [HandedWatch]] = [:]
+      for (subscription, watch) in state.stateWatches {
+        handed[ObjectIdentifier(watch.outbox), default: []].append(watch.handed(as: subscription))
+      }
+      for (subscription, watch) in state.eventWatches {
+        handed[ObjectIdentifier(watch.outbox), default: []].append(watch.handed(as: subscription))
+      }
+      state.stateWatches = [:]
+      state.eventWatches = [:]
+      for key in handed.keys { handed[key]!.sort { $0.subscription < $1.subscription } }
+      return (state.revision, handed)
     }
   }
 

@@ -54,6 +54,26 @@ import Testing
     #expect(reads.count == 1 && text(recorder).count == 1, "opening twice does nothing more")
   }
 
+  @Test func everyConnectionsWatchesLeaveTheHubAtOnceWithTheirRevision() throws {
+    let hub = WatchHub(historyLimit: 10, logger: Logger(label: "HandOverGateTests"))
+    hub.reset(document: ["counters": [1, 2]], revision: 9)
+    let outboxes = (0..<3).map { _ in Outbox(watchLimit: 100, byteLimit: 1 << 20) {} }
+    // Subscriptions 1 to 6, taken in turns: 1 and 4 by the first, 2 and 5 by the second, …
+    for _ in 0..<2 {
+      for outbox in outboxes {
+        try hub.watchState(outbox: outbox, scope: JSONPointer(tokens: []), since: nil, treeRevision: 9) { _ in [] }
+      }
+    }
+    hub.watchEvents(outbox: outboxes[2], scope: JSONPointer(tokens: []), types: nil) { _ in [] }
+    let (revision, watches) = hub.handOverAll()
+    #expect(revision == 9)
+    #expect(watches[ObjectIdentifier(outboxes[0])]?.map(\.subscription) == [1, 4])
+    #expect(watches[ObjectIdentifier(outboxes[1])]?.map(\.subscription) == [2, 5])
+    #expect(watches[ObjectIdentifier(outboxes[2])]?.map(\.subscription) == [3, 6, 7])
+    #expect(watches[ObjectIdentifier(outboxes[2])]?.last?.kind == .events)
+    #expect(hub.subscriptionCount == 0 && outboxes.allSatisfy { !hub.hasWatches(of: $0) }, "the hub still has watches")
+  }
+
   @Test func watchesLeaveOneHubAndGoOnInTheNextUnderTheirNumbers() throws {
     let logger = Logger(label: "HandOverGateTests")
     let document: JSONValue = ["counters": [1, 2]]
