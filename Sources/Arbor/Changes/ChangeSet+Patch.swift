@@ -27,8 +27,10 @@ extension ChangeSet {
   }
 }
 
-/// The patch of one change set, and its JSON text, each built once.
-final class PatchCache: Sendable {
+/// The patch of one change set, and its JSON text, each built once. A struct over its
+/// lock's one allocation (copies of the change set share it): one is made for every
+/// revision.
+struct PatchCache: Sendable {
   private struct Built {
     var patch: JSONPatch?
     var json: [UInt8]?

@@ -7,7 +7,10 @@ import ArborLocking
 ///
 /// Writes of the tasks the intent started carry the same cause and are noted too, while
 /// the trace is open; the call closes it when it returns.
-final class CommitTrace: Sendable {
+///
+/// A struct over its lock's one allocation (copies share the trace): one is made for
+/// every intent call.
+struct CommitTrace: Sendable {
   private struct State {
     var first: UInt64?
     var last: UInt64?

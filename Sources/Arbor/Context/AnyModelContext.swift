@@ -173,7 +173,9 @@ public class AnyModelContext: @unchecked Sendable {  // Sendable: fields guarded
       switch context.parentLinks {
       case .none:
         guard let tree = context.unownedTree, tree._withUnsafeGuaranteedRef({ $0.root === context }) else { return }
-        paths.append(ModelPath(reversed.reversed()))
+        // Turned around in place: the path keeps this array, without a copy.
+        reversed.reverse()
+        paths.append(ModelPath(reversed))
         return
       case .one(let link):
         guard link.property != dependencyProperty, let parent = link.parent else { return }

@@ -46,6 +46,9 @@ final class Outbox: Sendable {
 
   private struct State {
     var items: [Item] = []
+    /// The array of an earlier take, written and given back empty (``recycle(_:)``): the
+    /// next take leaves it in `items`, so that what is queued next allocates no array.
+    var spare: [Item] = []
     var waitingBySubscription: [Int: Int] = [:]
     var bytes = 0
     var closed = false
@@ -53,19 +56,25 @@ final class Outbox: Sendable {
     var finishing = false
     /// The writer was woken and has not come to take since.
     var wakePending = false
-    var wake: (@Sendable () -> Void)?
+    /// A writer is still to be woken: false once it was told the outbox is closed or
+    /// finished, or the outbox was closed.
+    var hasWriter = true
   }
 
   let watchLimit: Int
   let byteLimit: Int
   private let state: LockedState<State>
+  /// Kept out of the lock's state: a closure returned through the lock's generic result
+  /// was wrapped in a new thunk, an allocation, at every wake-up.
+  private let wake: @Sendable () -> Void
 
   /// `wake` is called, outside the outbox's lock, when there is something for a writer
   /// that is not already on its way.
   init(watchLimit: Int, byteLimit: Int, wake: @escaping @Sendable () -> Void) {
     self.watchLimit = watchLimit
     self.byteLimit = byteLimit
-    self.state = LockedState(State(wake: wake))
+    self.state = LockedState(State())
+    self.wake = wake
   }
 
   /// Queues a reply (never refused while open).
@@ -87,8 +96,8 @@ final class Outbox: Sendable {
 
   /// Drops what a watch has waiting and queues its resync in its place.
   func replaceWithResync(subscription: Int) {
-    let wake: (@Sendable () -> Void)? = state.withLock { state in
-      guard !state.closed else { return nil }
+    let wakes = state.withLock { state -> Bool in
+      guard !state.closed else { return false }
       state.items.removeAll { item in
         guard case .bytes(let bytes, subscription?) = item, subscription == subscription else { return false }
         state.bytes -= bytes.count
@@ -98,11 +107,11 @@ final class Outbox: Sendable {
       state.waitingBySubscription[subscription] = 1
       return Self.takeWake(&state)
     }
-    wake?()
+    if wakes { wake() }
   }
 
   private func enqueue(_ item: Item, bounded: Bool) throws(Refusal) {
-    let result: Result<(@Sendable () -> Void)?, Refusal> = state.withLock { state in
+    let result: Result<Bool, Refusal> = state.withLock { state in
       guard !state.closed else { return .failure(.closed) }
       let count: Int
       switch item {
@@ -124,14 +133,14 @@ final class Outbox: Sendable {
         // Woken even if a wake-up is pending: a writer that waits for the socket to take
         // more (which a client that reads nothing never lets it) must still close it.
         state.wakePending = true
-        return .success(state.wake)
+        return .success(state.hasWriter)
       }
       state.items.append(item)
       return .success(Self.takeWake(&state))
     }
     switch result {
     case .failure(let refusal): throw refusal
-    case .success(let wake): wake?()
+    case .success(let wakes): if wakes { wake() }
     }
   }
 
@@ -142,11 +151,11 @@ final class Outbox: Sendable {
     return true
   }
 
-  /// The wake-up to call, unless the writer was already woken.
-  private static func takeWake(_ state: inout State) -> (@Sendable () -> Void)? {
-    guard !state.wakePending else { return nil }
+  /// Whether to wake the writer: not when it was already woken, or is gone.
+  private static func takeWake(_ state: inout State) -> Bool {
+    guard !state.wakePending else { return false }
     state.wakePending = true
-    return state.wake
+    return state.hasWriter
   }
 
   /// Everything waiting. One writer only; after `.nothing` it is woken when something
@@ -155,22 +164,43 @@ final class Outbox: Sendable {
     state.withLock { state in
       state.wakePending = false
       if state.closed {
-        state.wake = nil
+        state.hasWriter = false
         return .closed
       }
       if state.items.isEmpty {
         if state.finishing {
-          state.wake = nil
+          state.hasWriter = false
           return .finished
         }
         return .nothing
       }
       let items = state.items
-      state.items = []
+      state.items = state.spare
+      state.spare = []
       state.bytes = 0
       // Kept, emptied: a watch's next notification would otherwise allocate it again.
       if !state.waitingBySubscription.isEmpty { state.waitingBySubscription.removeAll(keepingCapacity: true) }
       return .items(items)
+    }
+  }
+
+  /// Takes back the array of a `.items` take once its items are written: emptied, it
+  /// keeps its room (up to 256 items) for the items queued after the next take.
+  ///
+  /// ```swift
+  /// if case .items(var items) = outbox.take() { write(items); outbox.recycle(&items) }
+  /// ```
+  func recycle(_ items: inout [Item]) {
+    // The room of a large take (a batch's thousands of replies) is not kept.
+    guard items.capacity <= 256 else { return }
+    items.removeAll(keepingCapacity: true)
+    state.withLock { state in
+      // Into the queue itself while nothing came since the take; else kept for the next.
+      if state.items.isEmpty && state.items.capacity < items.capacity {
+        swap(&state.items, &items)
+      } else if state.spare.capacity < items.capacity {
+        swap(&state.spare, &items)
+      }
     }
   }
 
@@ -182,12 +212,12 @@ final class Outbox: Sendable {
 
   /// Lets the writer send what is waiting, then end.
   func finish() {
-    let wake = state.withLock { state -> (@Sendable () -> Void)? in
-      guard !state.finishing else { return nil }
+    let wakes = state.withLock { state -> Bool in
+      guard !state.finishing else { return false }
       state.finishing = true
       return Self.takeWake(&state)
     }
-    wake?()
+    if wakes { wake() }
   }
 
   /// Closes the outbox: queued items are dropped, nothing more is taken, and the writer is
@@ -196,7 +226,7 @@ final class Outbox: Sendable {
     state.withLock { state in
       state.closed = true
       state.items = []
-      state.wake = nil
+      state.hasWriter = false
     }
   }
 }

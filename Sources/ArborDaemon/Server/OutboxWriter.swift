@@ -111,8 +111,9 @@ final class OutboxWriter: ChannelDuplexHandler {
         context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(capacity: 0)), promise: written)
         written.futureResult.whenComplete { _ in channel.close(promise: nil) }
         return
-      case .items(let items):
+      case .items(var items):
         write(items, context: context)
+        outbox.recycle(&items)
       }
     }
   }
