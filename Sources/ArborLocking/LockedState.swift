@@ -25,6 +25,7 @@ import Darwin
 package struct LockedState<Value>: @unchecked Sendable {  // Sendable: the value is only touched under the storage's mutex
   @usableFromInline let storage: LockedStorage<Value>
 
+  @inlinable
   package init(_ value: Value) {
     storage = LockedStorage.holding(value)
   }
@@ -45,6 +46,7 @@ package struct LockedState<Value>: @unchecked Sendable {  // Sendable: the value
 /// its one element, whose address never changes.
 @usableFromInline
 package final class LockedStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+  @inlinable
   static func holding(_ value: Value) -> LockedStorage<Value> {
     let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in value }, to: LockedStorage<Value>.self)
     storage.withUnsafeMutablePointerToElements { mutex in
