@@ -62,6 +62,10 @@ final class DaemonParts: Sendable {
   /// (``ConnectionHandOver/pause(_:)``): a connection accepted after that starts behind a
   /// closed gate, and goes over with the others.
   let handingOver = Atomic<Bool>(false)
+  /// Inspector WebSockets still being served (``WebSocketBridge``): a hand-over waits for
+  /// them to have sent their close (1012) before the HTTP listener stops, whose stop would
+  /// close them with 1000 instead.
+  let webSocketsServing = Atomic<Int>(0)
   /// True once the connections went to the next process (the service manager's store, or
   /// an upgrade's new process that took them): the models go on there, so this process
   /// ends without taking its tree apart (``ProcessEnd``).
@@ -206,9 +210,11 @@ final class DaemonParts: Sendable {
   }
 
   /// Admits a connection whose role is already known (an inspector WebSocket, bridged by
-  /// ``WebSocketBridge``): the same pipeline, limits and accounting as the socket's.
+  /// ``WebSocketBridge``, with `bridged`): the same pipeline, limits and accounting as the
+  /// socket's.
   func accept(
-    _ channel: any Channel, role: Role?, peer: String, options: DaemonOptions? = nil, handed: HandOverState.Connection? = nil, revision: UInt64 = 0
+    _ channel: any Channel, role: Role?, peer: String, options: DaemonOptions? = nil, handed: HandOverState.Connection? = nil,
+    revision: UInt64 = 0, bridged: Bool = false
   ) throws {
     let options = options ?? live.withLock { $0 }
     let maxConnections = options.maxConnections
@@ -218,6 +224,7 @@ final class DaemonParts: Sendable {
       return
     }
     let id = nextConnectionID.wrappingAdd(1, ordering: .relaxed).oldValue
+    if bridged { connections.markBridged(id) }
     stats.clientConnected()
     channel.closeFuture.whenComplete { [stats] _ in stats.clientDisconnected() }
     // Nearest the socket first: the writer of the connection's outbox, the line framing,

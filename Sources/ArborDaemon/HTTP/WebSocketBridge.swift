@@ -15,10 +15,15 @@ import NIOPosix
 /// a text message.
 ///
 /// A client that does not read holds the line it is sent; the daemon's end then fills up to
-/// `--max-output-bytes` and closes, and so does the WebSocket. A message longer than
+/// `--max-output-bytes` and closes, and so does the WebSocket. At a hand-over it closes
+/// with 1012 (service restart): the client comes back to the next process. A message longer than
 /// `--max-line-bytes` closes the WebSocket (1009, message too big). A daemon short of file
 /// descriptors closes a new one with 1013 (try again later).
 enum WebSocketBridge {
+  /// The close code a WebSocket gets at a hand-over (RFC 6455's registry: service restart).
+  static let serviceRestart: UInt16 = 1012
+  static let restartReason = "the daemon is restarting; reconnect"
+
   static func serve(
     inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, role: Role, peer: String, parts: DaemonParts
   ) async throws {
@@ -30,6 +35,8 @@ enum WebSocketBridge {
       return
     }
     defer { DescriptorBudget.shared.givePair() }
+    parts.webSocketsServing.add(1, ordering: .relaxed)
+    defer { parts.webSocketsServing.subtract(1, ordering: .releasing) }
     var descriptors: [Int32] = [-1, -1]
     guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &descriptors) == 0 else {
       parts.logger.error("an inspector WebSocket cannot be served: socketpair failed (errno \(errno))")
@@ -41,7 +48,7 @@ enum WebSocketBridge {
       _ = try await ClientBootstrap(group: parts.eventLoops)
         .channelOption(.allowRemoteHalfClosure, value: true)
         .channelInitializer { channel in
-          channel.eventLoop.makeCompletedFuture { try parts.accept(channel, role: role, peer: peer, options: options) }
+          channel.eventLoop.makeCompletedFuture { try parts.accept(channel, role: role, peer: peer, options: options, bridged: true) }
         }
         .withConnectedSocket(descriptors[0]).get()
     } catch {
@@ -78,7 +85,15 @@ enum WebSocketBridge {
           for try await line in lines {
             try await outbound.write(.text(String(buffer: line)))
           }
-          try await outbound.close(.normalClosure, reason: nil)
+          // At a hand-over the daemon's end closes: a WebSocket does not go to the next
+          // process, so its client is told to come back at once (1012, service restart).
+          // The HTTP socket is kept: it reconnects to the next process on the same port,
+          // and its watch resumes with `since`.
+          if parts.handingOver.load(ordering: .acquiring) {
+            try await outbound.close(.unknown(Self.serviceRestart), reason: Self.restartReason)
+          } else {
+            try await outbound.close(.normalClosure, reason: nil)
+          }
         }
         // Whichever side ends first ends the connection.
         try await group.next()

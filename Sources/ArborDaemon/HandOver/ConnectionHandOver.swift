@@ -84,7 +84,11 @@ enum ConnectionHandOver {
   /// connections were handed over (the others are closed by the caller), or nil when the
   /// state could not be stored: the next process then serves no connection of this one.
   static func handOver(_ parts: DaemonParts, to keeper: any DescriptorKeeper) async -> Int? {
-    let entries = parts.connections.all
+    // An inspector WebSocket's connection is a socket pair with its other end here: it
+    // closes, and its client, told to come back (``WebSocketBridge``), reconnects.
+    let bridged = parts.connections.bridged
+    let all = parts.connections.all
+    let entries = all.filter { !bridged.contains($0.id) }
     let room = max(0, keeper.capacity - 2)  // the listening socket and the state
     guard keeper.capacity >= 2 else { return nil }
     // What the watches were sent is the hub's revision (``pause(_:)`` waited for it): the
@@ -112,9 +116,12 @@ enum ConnectionHandOver {
       taken.append((HandOverState.descriptorName(entry.id), connection.descriptor, connection.connection))
     }
     defer { for connection in taken { close(connection.descriptor) } }
+    if !bridged.isEmpty {
+      parts.logger.info("handing over: \(bridged.count) inspector WebSockets are told to reconnect (1012)")
+    }
     if refused > 0 {
       parts.logger.notice(
-        "handing over: \(refused) of \(entries.count) connections had ended, were WebSockets, or had left more than --max-output-bytes unread, and are closed")
+        "handing over: \(refused) of \(entries.count) connections had ended or had left more than --max-output-bytes unread, and are closed")
     }
     if entries.count > candidates.count {
       parts.logger.warning(

@@ -13,8 +13,8 @@ import NIOCore
 /// let descriptor = cookie.flatMap { SocketCookie.descriptors()[$0] }
 /// ```
 enum SocketCookie {
-  /// The cookie of a channel's socket; nil when the channel has no socket of its own (a
-  /// WebSocket bridged to the daemon's pipeline) or the kernel does not say.
+  /// The cookie of a channel's socket; nil when the channel has no socket option provider
+  /// (an embedded channel) or the kernel does not say.
   static func of(_ channel: any Channel) -> EventLoopFuture<UInt64?> {
     guard let provider = channel as? any SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(nil) }
     let cookie: EventLoopFuture<UInt64> = provider.unsafeGetSocketOption(

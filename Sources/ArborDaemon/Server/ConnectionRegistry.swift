@@ -4,16 +4,26 @@ import NIOCore
 /// The open connections, so that a stopping daemon can flush and close them.
 final class ConnectionRegistry: Sendable {
   private let entries = LockedState<[Int: (outbox: Outbox, channel: any Channel)]>([:])
+  /// The connections that bridge an inspector WebSocket (``WebSocketBridge``): a socket pair
+  /// whose other end is this process's, which a hand-over does not pass on.
+  private let bridgedIDs = LockedState<Set<Int>>([])
 
   func add(id: Int, outbox: Outbox, channel: any Channel) { entries.withLock { $0[id] = (outbox, channel) } }
   /// Woken when the last connection goes.
   private let emptied = ZeroWait()
+
+  /// Notes that connection `id` bridges a WebSocket.
+  func markBridged(_ id: Int) { bridgedIDs.withLock { _ = $0.insert(id) } }
+
+  /// The connections that bridge a WebSocket.
+  var bridged: Set<Int> { bridgedIDs.withLock { $0 } }
 
   func remove(id: Int) {
     let empty = entries.withLock { entries -> Bool in
       entries.removeValue(forKey: id)
       return entries.isEmpty
     }
+    bridgedIDs.withLock { _ = $0.remove(id) }
     if empty { emptied.signal() }
   }
 

@@ -207,6 +207,14 @@ struct SocketServer: Service, CustomStringConvertible {
     parts.connections.finishAll()
     _ = await parts.connections.waitUntilEmpty(until: .now + .milliseconds(500))
     parts.connections.closeAll()
+    // An inspector WebSocket is told to come back (1012) once its connection here ended;
+    // the HTTP listener, which stops after this service, would otherwise close it first.
+    if handsOver {
+      let deadline = ContinuousClock.now + .milliseconds(500)
+      while parts.webSocketsServing.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline {
+        try? await Task.sleep(for: .milliseconds(2))
+      }
+    }
     return upgrade != nil
   }
 }

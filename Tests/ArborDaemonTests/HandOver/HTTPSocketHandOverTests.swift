@@ -83,6 +83,44 @@ import Testing
     #expect(daemon.log.contains("the HTTP listener serves the socket the process before it listened on (127.0.0.1:\(port))"), "\(daemon.log)")
   }
 
+  /// An inspector's WebSocket does not go to the next process: at the hand-over it is
+  /// closed with 1012 (service restart), and a new one on the same port is served by the
+  /// next process, where a watch resumes from the revision the first one had.
+  @Test func aWebSocketIsToldToComeBackAndTheNextProcessServesIt() async throws {
+    let (notify, daemon) = try await ConnectionHandOverTests.startedUnderAStore(options: ["--http", "127.0.0.1:0"])
+    defer { notify.close() }
+    defer { daemon.kill() }
+    try await eventually("the daemon to store its HTTP socket\n\(notify.messages)") { notify.storedDescriptors.contains { $0.name == Self.kept } }
+    let port = try await httpPort(socket: daemon.socket)
+    let caller = try await daemon.connect()
+    _ = try await caller.call("intent.call", ["intent": "addButtonTapped"])
+    caller.close()
+
+    let (code, reason, revision) = try await WebSocketTestClient.with(port: port) { socket -> (Int?, String, Int?) in
+      try await socket.send(#"{"jsonrpc":"2.0","id":1,"method":"state.watch","params":{"path":""}}"#)
+      let watched = try await socket.receiveJSON(what: "the watch's first reply")
+      let revision = (watched["result"] as? [String: Any])?["revision"] as? Int
+      try await daemon.terminate()
+      let frame = try await socket.receive(what: "the close frame of the hand-over")
+      return (frame.closeCode, frame.closeReason, revision)
+    }
+    #expect(code == 1012, "closed with \(code.map(String.init) ?? "no code") \(reason)")
+    #expect(reason == "the daemon is restarting; reconnect")
+    #expect(daemon.log.contains("handing over: 1 inspector WebSockets are told to reconnect (1012)"), "\(daemon.log)")
+    #expect(!daemon.log.contains("handed 1 connections"), "the WebSocket's own connection went to the next process: \(daemon.log)")
+    let since = try #require(revision, "the watch's reply named no revision")
+    #expect(since >= 1)
+
+    try await daemon.start(passingAll: notify.storedDescriptors)
+    try await WebSocketTestClient.with(port: port) { socket in
+      try await socket.send(#"{"jsonrpc":"2.0","id":2,"method":"state.watch","params":{"path":"","since":\#(since)}}"#)
+      let resumed = try await socket.receiveJSON(what: "the next process's reply to a watch since \(since)")
+      #expect(resumed["error"] == nil, "\(resumed)")
+      #expect((resumed["result"] as? [String: Any])?["revision"] as? Int == since, "\(resumed)")
+      try await socket.close()
+    }
+  }
+
   /// A daemon with `--http 127.0.0.1:0` under the test's descriptor store, started until it
   /// stored its HTTP socket, then stopped; with its port.
   static func stoppedUnderAStore() async throws -> (notify: NotifyListener, daemon: SpawnedDaemon, port: Int) {

@@ -75,6 +75,14 @@ function onClosed(event, token) {
     return;
   }
   if (!opened && conn.checkingToken) conn.checkingToken = false;
+  // 1012: the daemon hands over to its next process, which serves the same port; come back
+  // at once, and the watch resumes from the revision it had.
+  if (opened && event.code === 1012) {
+    conn.attempt = 0;
+    setConn('the daemon is restarting; reconnecting', 'down');
+    connect();
+    return;
+  }
   // A refused upgrade may also arrive as a close with 4000 + the HTTP status and the reason.
   if (token && event.code === 4401) {
     rejectToken(event.reason && event.reason !== 'wrong token' ? `wrong token: ${event.reason}` : 'wrong token');
