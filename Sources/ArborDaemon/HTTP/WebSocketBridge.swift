@@ -16,9 +16,9 @@ import NIOPosix
 ///
 /// A client that does not read holds the line it is sent; the daemon's end then fills up to
 /// `--max-output-bytes` and closes, and so does the WebSocket. At a hand-over it closes
-/// with 1012 (service restart): the client comes back to the next process. A message longer than
-/// `--max-line-bytes` closes the WebSocket (1009, message too big). A daemon short of file
-/// descriptors closes a new one with 1013 (try again later).
+/// with 1012 (service restart): the client comes back to the next process. A message
+/// longer than `--max-line-bytes` closes the WebSocket (1009, message too big). A daemon
+/// short of file descriptors closes a new one with 1013 (try again later).
 enum WebSocketBridge {
   /// The close code a WebSocket gets at a hand-over (RFC 6455's registry: service restart).
   static let serviceRestart: UInt16 = 1012
