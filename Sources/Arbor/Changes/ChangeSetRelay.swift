@@ -127,27 +127,35 @@ final class ChangeSetRelay: Sendable {
   /// Delivers what is queued, unless another thread is delivering. Called with no lock
   /// held, after a commit.
   func deliver() {
-    var next = take(starting: true)
-    while let (batch, listeners) = next {
+    var batch: [ChangeSet] = []
+    var next = take(into: &batch, starting: true)
+    while let listeners = next {
       for changeSet in batch {
         for listener in listeners where changeSet.revision > listener.after && listener.active.load(ordering: .sequentiallyConsistent) {
           listener.body(.committed(changeSet))
         }
       }
-      next = take(starting: false)
+      // Emptied here, with no lock held; its room becomes the queue's again.
+      batch.removeAll(keepingCapacity: batch.capacity <= 256)
+      next = take(into: &batch, starting: false)
     }
   }
 
-  private func take(starting: Bool) -> ([ChangeSet], [Listener])? {
+  /// Swaps what is queued into `batch` (empty) and returns the listeners to call, or nil
+  /// when there is nothing (or, `starting`, another thread delivers). The queue gets the
+  /// room of the batch delivered before, so that the next commit's change set allocates no
+  /// array.
+  private func take(into batch: inout [ChangeSet], starting: Bool) -> [Listener]? {
     state.withLock { state in
       if starting && state.delivering { return nil }
       guard !state.queue.isEmpty else {
         state.delivering = false
+        if batch.capacity > state.queue.capacity { swap(&state.queue, &batch) }
         return nil
       }
       state.delivering = true
-      defer { state.queue = [] }
-      return (state.queue, state.ordered)
+      swap(&state.queue, &batch)
+      return state.ordered
     }
   }
 }
