@@ -66,6 +66,8 @@ final class DaemonParts: Sendable {
   /// them to have sent their close (1012) before the HTTP listener stops, whose stop would
   /// close them with 1000 instead.
   let webSocketsServing = Atomic<Int>(0)
+  /// Signalled when the last of them ends.
+  let webSocketsEnded = ZeroWait()
   /// True once the connections went to the next process (the service manager's store, or
   /// an upgrade's new process that took them): the models go on there, so this process
   /// ends without taking its tree apart (``ProcessEnd``).
@@ -224,12 +226,12 @@ final class DaemonParts: Sendable {
       return
     }
     let id = nextConnectionID.wrappingAdd(1, ordering: .relaxed).oldValue
-    if bridged { connections.markBridged(id) }
     stats.clientConnected()
     channel.closeFuture.whenComplete { [stats] _ in stats.clientDisconnected() }
     // Nearest the socket first: the writer of the connection's outbox, the line framing,
     // the parsing, and the requests.
-    let writer = OutboxWriter(id: id, eventLoop: channel.eventLoop, options: options, hub: hub, registry: connections, logger: logger)
+    let writer = OutboxWriter(
+      id: id, eventLoop: channel.eventLoop, options: options, hub: hub, registry: connections, logger: logger, bridged: bridged)
     let connection = ConnectionContext(id: id, role: role, outbox: writer.outbox)
     let pipeline = channel.pipeline.syncOperations
     // A connection handed over starts behind a closed gate, nearest the socket (the others

@@ -36,7 +36,7 @@ enum WebSocketBridge {
     }
     defer { DescriptorBudget.shared.givePair() }
     parts.webSocketsServing.add(1, ordering: .relaxed)
-    defer { parts.webSocketsServing.subtract(1, ordering: .releasing) }
+    defer { if parts.webSocketsServing.subtract(1, ordering: .releasing).newValue == 0 { parts.webSocketsEnded.signal() } }
     var descriptors: [Int32] = [-1, -1]
     guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &descriptors) == 0 else {
       parts.logger.error("an inspector WebSocket cannot be served: socketpair failed (errno \(errno))")

@@ -86,9 +86,9 @@ enum ConnectionHandOver {
   static func handOver(_ parts: DaemonParts, to keeper: any DescriptorKeeper) async -> Int? {
     // An inspector WebSocket's connection is a socket pair with its other end here: it
     // closes, and its client, told to come back (``WebSocketBridge``), reconnects.
-    let bridged = parts.connections.bridged
     let all = parts.connections.all
-    let entries = all.filter { !bridged.contains($0.id) }
+    let entries = all.filter { !$0.bridged }
+    let bridged = all.count - entries.count
     let room = max(0, keeper.capacity - 2)  // the listening socket and the state
     guard keeper.capacity >= 2 else { return nil }
     // What the watches were sent is the hub's revision (``pause(_:)`` waited for it): the
@@ -116,8 +116,8 @@ enum ConnectionHandOver {
       taken.append((HandOverState.descriptorName(entry.id), connection.descriptor, connection.connection))
     }
     defer { for connection in taken { close(connection.descriptor) } }
-    if !bridged.isEmpty {
-      parts.logger.info("handing over: \(bridged.count) inspector WebSockets are told to reconnect (1012)")
+    if bridged > 0 {
+      parts.logger.info("handing over: \(bridged) inspector WebSockets are told to reconnect (1012)")
     }
     if refused > 0 {
       parts.logger.notice(
@@ -161,10 +161,10 @@ enum ConnectionHandOver {
   /// On the connection's event loop, all at once: a copy of its socket's descriptor, what
   /// it read and did not handle, and what its client has not been sent, with its watches
   /// (taken out of the hub before); then its channel closes (the copy keeps the socket
-  /// open), so that nothing more is written or read here. Nil, and the connection left as it is, when the descriptor is no longer
-  /// its socket or its output cannot be taken.
+  /// open), so that nothing more is written or read here. Nil, and the connection left as
+  /// it is, when the descriptor is no longer its socket or its output cannot be taken.
   private static func take(
-    _ entry: (id: Int, outbox: Outbox, channel: any Channel), descriptor: Int32, cookie: UInt64, watches: [HandedWatch]
+    _ entry: (id: Int, outbox: Outbox, channel: any Channel, bridged: Bool), descriptor: Int32, cookie: UInt64, watches: [HandedWatch]
   ) -> (descriptor: Int32, connection: HandOverState.Connection)? {
     guard entry.channel.isActive, SocketCookie.of(descriptor: descriptor) == cookie else { return nil }
     let pipeline = entry.channel.pipeline.syncOperations

@@ -3,27 +3,21 @@ import NIOCore
 
 /// The open connections, so that a stopping daemon can flush and close them.
 final class ConnectionRegistry: Sendable {
-  private let entries = LockedState<[Int: (outbox: Outbox, channel: any Channel)]>([:])
-  /// The connections that bridge an inspector WebSocket (``WebSocketBridge``): a socket pair
-  /// whose other end is this process's, which a hand-over does not pass on.
-  private let bridgedIDs = LockedState<Set<Int>>([])
+  private let entries = LockedState<[Int: (outbox: Outbox, channel: any Channel, bridged: Bool)]>([:])
 
-  func add(id: Int, outbox: Outbox, channel: any Channel) { entries.withLock { $0[id] = (outbox, channel) } }
+  /// `bridged`: the connection bridges an inspector WebSocket (``WebSocketBridge``), a socket
+  /// pair whose other end is this process's, which a hand-over does not pass on.
+  func add(id: Int, outbox: Outbox, channel: any Channel, bridged: Bool = false) {
+    entries.withLock { $0[id] = (outbox, channel, bridged) }
+  }
   /// Woken when the last connection goes.
   private let emptied = ZeroWait()
-
-  /// Notes that connection `id` bridges a WebSocket.
-  func markBridged(_ id: Int) { bridgedIDs.withLock { _ = $0.insert(id) } }
-
-  /// The connections that bridge a WebSocket.
-  var bridged: Set<Int> { bridgedIDs.withLock { $0 } }
 
   func remove(id: Int) {
     let empty = entries.withLock { entries -> Bool in
       entries.removeValue(forKey: id)
       return entries.isEmpty
     }
-    bridgedIDs.withLock { _ = $0.remove(id) }
     if empty { emptied.signal() }
   }
 
@@ -41,7 +35,9 @@ final class ConnectionRegistry: Sendable {
   var isEmpty: Bool { entries.withLock { $0.isEmpty } }
 
   /// The open connections, by the daemon's number of each.
-  var all: [(id: Int, outbox: Outbox, channel: any Channel)] {
-    entries.withLock { entries in entries.map { (id: $0.key, outbox: $0.value.outbox, channel: $0.value.channel) } }
+  var all: [(id: Int, outbox: Outbox, channel: any Channel, bridged: Bool)] {
+    entries.withLock { entries in
+      entries.map { (id: $0.key, outbox: $0.value.outbox, channel: $0.value.channel, bridged: $0.value.bridged) }
+    }
   }
 }

@@ -27,6 +27,8 @@ final class OutboxWriter: ChannelDuplexHandler {
 
   let outbox: Outbox
   private let id: Int
+  /// The connection bridges an inspector WebSocket (``ConnectionRegistry/add(id:outbox:channel:bridged:)``).
+  private let bridged: Bool
   private let hub: WatchHub
   private let registry: ConnectionRegistry
   private let logger: Logger
@@ -38,8 +40,12 @@ final class OutboxWriter: ChannelDuplexHandler {
   /// What the channel was given and may not have written yet.
   private var unsent = UnsentOutput()
 
-  init(id: Int, eventLoop: any EventLoop, options: DaemonOptions, hub: WatchHub, registry: ConnectionRegistry, logger: Logger) {
+  init(
+    id: Int, eventLoop: any EventLoop, options: DaemonOptions, hub: WatchHub, registry: ConnectionRegistry, logger: Logger,
+    bridged: Bool = false
+  ) {
     self.id = id
+    self.bridged = bridged
     self.hub = hub
     self.registry = registry
     self.logger = logger
@@ -56,7 +62,7 @@ final class OutboxWriter: ChannelDuplexHandler {
   func handlerAdded(context: ChannelHandlerContext) {
     self.context = context
     wakeTarget.value = self
-    registry.add(id: id, outbox: outbox, channel: context.channel)
+    registry.add(id: id, outbox: outbox, channel: context.channel, bridged: bridged)
   }
 
   func handlerRemoved(context: ChannelHandlerContext) {

@@ -210,10 +210,8 @@ struct SocketServer: Service, CustomStringConvertible {
     // An inspector WebSocket is told to come back (1012) once its connection here ended;
     // the HTTP listener, which stops after this service, would otherwise close it first.
     if handsOver {
-      let deadline = ContinuousClock.now + .milliseconds(500)
-      while parts.webSocketsServing.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline {
-        try? await Task.sleep(for: .milliseconds(2))
-      }
+      let parts = self.parts
+      _ = await parts.webSocketsEnded.wait(until: .now + .milliseconds(500)) { parts.webSocketsServing.load(ordering: .acquiring) == 0 }
     }
     return upgrade != nil
   }

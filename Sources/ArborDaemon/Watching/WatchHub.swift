@@ -410,23 +410,12 @@ final class WatchHub: Sendable {
     }
   }
 
-  /// Takes a connection's watches out of the hub for a hand-over: nothing more is queued
-  /// for them here, and the next process registers them again (``restore(_:outbox:revision:)``).
-  func handOver(of outbox: Outbox) -> [HandedWatch] {
-    state.withLock { state in
-      let states = state.stateWatches.filter { $0.value.outbox === outbox }
-      let events = state.eventWatches.filter { $0.value.outbox === outbox }
-      for subscription in states.keys { state.stateWatches[subscription] = nil }
-      for subscription in events.keys { state.eventWatches[subscription] = nil }
-      let handed = states.map { $0.value.handed(as: $0.key) } + events.map { $0.value.handed(as: $0.key) }
-      return handed.sorted { $0.subscription < $1.subscription }
-    }
-  }
-
   /// Takes every watch out of the hub for a hand-over, by connection (the
-  /// `ObjectIdentifier` of its outbox), with the revision they were sent up to: one pass
-  /// under the lock, so that the revision and the watches agree, and a thousand
-  /// connections cost a thousand entries' work, not a million.
+  /// `ObjectIdentifier` of its outbox), with the revision they were sent up to: nothing
+  /// more is queued for them here, and the next process registers them again
+  /// (``restore(_:outbox:revision:)``). One pass under the lock, so that the revision and
+  /// the watches agree, and a thousand connections cost a thousand entries' work, not a
+  /// million.
   ///
   /// ```swift
   /// let (revision, watches) = hub.handOverAll()

@@ -84,7 +84,7 @@ import Testing
       try first.watchState(outbox: outbox, scope: try JSONPointer("/counters"), since: nil, treeRevision: 7) { _ in [] }
     }
     first.watchEvents(outbox: outbox, scope: JSONPointer(tokens: []), types: ["saved"]) { _ in [] }
-    let handed = first.handOver(of: outbox)
+    let handed = first.handOverAll().watches[ObjectIdentifier(outbox)] ?? []
     #expect(handed.map(\.subscription) == [1, 2, 3])
     #expect(handed.map(\.kind) == [.state, .state, .events] && handed[2].types == ["saved"] && handed[0].scope == "/counters")
     #expect(!first.hasWatches(of: outbox), "the handing hub still has the watches")
@@ -96,7 +96,9 @@ import Testing
     next.restore(handed, outbox: adopted, revision: 7)
     #expect(next.subscriptionCount == 3 && adopted.isEmpty)
     try next.watchState(outbox: adopted, scope: JSONPointer(tokens: []), since: nil, treeRevision: 7) { _ in [] }
-    #expect(next.handOver(of: adopted).map(\.subscription) == [1, 2, 3, 4], "a new watch takes the number after the handed ones")
+    #expect(
+      (next.handOverAll().watches[ObjectIdentifier(adopted)] ?? []).map(\.subscription) == [1, 2, 3, 4],
+      "a new watch takes the number after the handed ones")
 
     // At another revision the state watches get a resync first.
     let moved = WatchHub(historyLimit: 10, logger: logger)
