@@ -190,6 +190,9 @@ import Testing
       let onFact = TestProbe("onFact")
       let (model, tester) = TesterCounter(count: 2, onFact: onFact.call).andTester(exhaustivity: .off)
       model.fetchFact()
+      // The call is made first (counting it does not assert it): the 100 ms below are for the
+      // wrong assertion to fail, not for the fact's task to get a turn on a loaded machine.
+      await tester.assert { onFact.callCount == 1 }
       await tester.assert(timeout: .milliseconds(100)) { onFact.wasCalled(with: 3, "3 is a good number.") }
       _ = tester
     }
