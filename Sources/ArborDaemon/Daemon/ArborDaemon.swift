@@ -260,8 +260,10 @@ public struct ArborDaemon<Root: Model>: Sendable {
       logRecovered(recovery, keepsHistory: true, undoDepth: undoDepth, logger: logger)
       continued = true
     } else {
+      let reading = ContinuousClock.now
       recovery = try await Self.recover(store)
-      (anchor, restoredBase) = try restoreAnchor(from: recovery, store: store, undoDepth: undoDepth, logger: logger)
+      (anchor, restoredBase) = try restoreAnchor(
+        from: recovery, read: ContinuousClock.now - reading, store: store, undoDepth: undoDepth, logger: logger)
     }
     let keepsHistory = restoredBase != nil
     // An upgrade's journal is the old process's, compacted as it ran: the new process's
@@ -351,7 +353,7 @@ extension ArborDaemon {
   /// revision whose state the store holds as it is (nil when a first snapshot must be
   /// saved: a fresh tree, or a migrated one).
   private func restoreAnchor(
-    from recovery: StoreRecovery, store: any StateStore, undoDepth: Int, logger: Logger
+    from recovery: StoreRecovery, read: Duration, store: any StateStore, undoDepth: Int, logger: Logger
   ) throws -> (ModelAnchor<Root>, UInt64?) {
     let file = store.location
     let anchor: ModelAnchor<Root>
@@ -370,7 +372,7 @@ extension ArborDaemon {
         logger.notice("migrated the state of revision \(record.revision) from schema \(record.schema) to \(Root.schemaHash)")
       }
       logger.info(
-        "restored \(Root._$typeName) at revision \(record.revision) from \(file): the snapshot of revision \(recovery.snapshotRevision ?? 0) and \(recovery.replayed) journalled revisions, in \((ContinuousClock.now - started).logged)")
+        "restored \(Root._$typeName) at revision \(record.revision) from \(file): the snapshot of revision \(recovery.snapshotRevision ?? 0) and \(recovery.replayed) journalled revisions, in \((ContinuousClock.now - started).logged) after reading them in \(read.logged)")
     } else {
       anchor = makeRoot().andAnchor(dependencies).1
       logger.info("started a fresh \(Root._$typeName); \(file) is new")
