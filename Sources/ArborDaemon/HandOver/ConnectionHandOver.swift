@@ -140,7 +140,7 @@ enum ConnectionHandOver {
       parts.logger.warning("handing over: \(unstored.count) connections were not stored, and are closed: \(unstored.prefix(20).joined(separator: ", "))")
     }
     do {
-      let file = try MemoryFile.holding(Array(try JSONEncoder().encode(state)), name: "arbor-handover")
+      let file = try MemoryFile.holding(try state.encoded(), name: "arbor-handover")
       defer { close(file) }
       guard keeper.store(file, name: HandOverState.stateName) else {
         throw MemoryFile.Failure(description: "the next process's keeper did not take it")
@@ -211,7 +211,7 @@ enum ConnectionHandOver {
     var state: HandOverState?
     if let file = passed.first(where: { $0.name == HandOverState.stateName }) {
       do {
-        state = try JSONDecoder().decode(HandOverState.self, from: Data(try MemoryFile.contents(of: file.descriptor)))
+        state = try HandOverState(reading: MemoryFile.contents(of: file.descriptor))
       } catch {
         parts.logger.error("the hand-over's state cannot be read (\(error)): its connections are served without their watches")
       }

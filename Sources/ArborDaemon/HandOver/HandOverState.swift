@@ -1,3 +1,4 @@
+import ArborJSON
 import Foundation
 
 /// What the next process needs besides the descriptors: the revision the handing process
@@ -42,4 +43,29 @@ struct HandOverState: Codable, Sendable, Equatable {
 
   /// Whether a passed descriptor is part of a hand-over (not a listening socket).
   static func isHandedOver(_ name: String) -> Bool { name == stateName || name.hasPrefix("connection-") }
+}
+
+extension HandOverState {
+  /// The state as JSON, as the next process reads it (``init(reading:)``); a process of an
+  /// earlier build reads the same text with Foundation's `JSONDecoder`. Written by
+  /// ArborJSON: Foundation's encoder and decoder took about 10 ms of each hand-over at
+  /// 1,050 connections, while every client waited.
+  ///
+  /// ```swift
+  /// let file = try MemoryFile.holding(try state.encoded(), name: "arbor-handover")
+  /// ```
+  func encoded() throws -> [UInt8] {
+    var bytes: [UInt8] = []
+    try JSONValueEncoder().encode(self).writeJSON(to: &bytes)
+    return bytes
+  }
+
+  /// Reads a state written by ``encoded()``, or by an earlier build with `JSONEncoder`.
+  ///
+  /// ```swift
+  /// let state = try HandOverState(reading: MemoryFile.contents(of: descriptor))
+  /// ```
+  init(reading bytes: [UInt8]) throws {
+    self = try JSONValueDecoder().decode(HandOverState.self, from: JSONValue(parsing: bytes))
+  }
 }
