@@ -58,8 +58,8 @@ import Testing
     }
     #expect(next.log.contains("closed the HTTP socket the process before it listened on (127.0.0.1:\(port))"), "\(next.log)")
     // Neither the next process nor the test (the store's copy) holds it: the first process
-    // has exited. (A connection to the port was the check until a run of the whole suite
-    // connected: the kernel gives a freed port to the next socket that binds port 0, and
+    // has exited. (A connection to the port was the check until one run of the whole suite
+    // connected: the kernel can give a freed port to the next socket that binds port 0, and
     // other tests bind many.)
     #expect(!Self.holdsListener(on: port, pid: next.processID), "the next process still listens on \(port)")
     #expect(!Self.holdsListener(on: port, pid: getpid()), "the store's copy of the socket on \(port) is still open")
