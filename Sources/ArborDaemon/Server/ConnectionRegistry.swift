@@ -7,7 +7,7 @@ final class ConnectionRegistry: Sendable {
 
   /// `bridged`: the connection bridges an inspector WebSocket (``WebSocketBridge``), a socket
   /// pair whose other end is this process's, which a hand-over does not pass on.
-  func add(id: Int, outbox: Outbox, channel: any Channel, bridged: Bool = false) {
+  func add(id: Int, outbox: Outbox, channel: any Channel, bridged: Bool) {
     entries.withLock { $0[id] = (outbox, channel, bridged) }
   }
   /// Woken when the last connection goes.

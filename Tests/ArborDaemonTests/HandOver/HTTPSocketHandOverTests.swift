@@ -66,7 +66,7 @@ import Testing
   }
 
   /// Whether process `pid` has a descriptor of a socket listening on TCP `port` (the
-  /// socket's inode in `/proc/net/tcp`, among the links in `/proc/PID/fd`).
+  /// socket's inode in `/proc/net/tcp`, among its ``ProcessDescriptors``).
   static func holdsListener(on port: Int, pid: pid_t) -> Bool {
     guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return false }
     let portHex = String(format: ":%04X", port)
@@ -76,10 +76,7 @@ import Testing
         guard fields.count > 9, fields[1].hasSuffix(portHex), fields[3] == "0A" else { return nil }
         return "socket:[\(fields[9])]"
       })
-    guard !listening.isEmpty, let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return false }
-    return descriptors.contains { name in
-      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(name)")).map(listening.contains) ?? false
-    }
+    return ProcessDescriptors.targets(of: pid).contains { $0.target.map(listening.contains) ?? false }
   }
 
   /// An upgrade passes the HTTP socket too: the new process serves the same port, and a

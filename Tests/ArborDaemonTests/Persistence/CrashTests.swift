@@ -29,7 +29,7 @@ extension DaemonsUnderLoad {
       let report = try await crashRepeatedly(fsync: "always")
       #expect(report.lost == 0, "acknowledged revisions lost: \(report.lost)")
       print("crash test, --fsync always: \(report.cycles) cycles, \(report.acknowledged) acknowledged intents, \(report.lost) lost")
-      Self.checkStartTimes(report)
+      Self.checkRestarts(report)
     }
 
     /// The same, with the journal in PostgreSQL (`--store`): a reply waits for PostgreSQL's
@@ -49,7 +49,7 @@ extension DaemonsUnderLoad {
     /// once took 533 ms against 197 ms for the first five, with the same journal lengths.
     /// The cycles commit 3,500–5,100 revisions in all: without compaction the last starts
     /// would replay thousands.
-    static func checkStartTimes(_ report: Report) {
+    static func checkRestarts(_ report: Report) {
       let times = report.startTimes.dropFirst()  // the first start made a fresh tree
       guard times.count >= 10 else { return }
       func mean(_ slice: ArraySlice<Duration>) -> Duration { slice.reduce(.zero, +) / slice.count }

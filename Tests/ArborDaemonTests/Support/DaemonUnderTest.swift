@@ -35,10 +35,8 @@ struct DaemonUnderTest: Sendable {
 
   /// What each of the daemon's file descriptors is (`/proc/PID/fd`), for a failure message.
   func describeFileDescriptors() -> String {
-    let directory = "/proc/\(pid)/fd"
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-    return names.sorted { (Int($0) ?? 0) < (Int($1) ?? 0) }.map { name in
-      "\(name) → \((try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\(name)")) ?? "?")"
+    ProcessDescriptors.targets(of: pid).sorted { (Int($0.descriptor) ?? 0) < (Int($1.descriptor) ?? 0) }.map {
+      "\($0.descriptor) → \($0.target ?? "?")"
     }.joined(separator: ", ")
   }
 

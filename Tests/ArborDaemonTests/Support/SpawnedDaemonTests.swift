@@ -26,13 +26,11 @@ import Testing
 
   /// The `pipe:[inode]` names of a process's open descriptors (only of `descriptors`, when given).
   static func pipes(of process: pid_t, among descriptors: [Int32]? = nil) -> Set<String> {
-    let directory = "/proc/\(process)/fd"
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-    return Set(
-      names.compactMap { name -> String? in
-        if let descriptors, !descriptors.contains(where: { String($0) == name }) { return nil }
-        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + name) else { return nil }
-        return target.hasPrefix("pipe:") ? target : nil
+    Set(
+      ProcessDescriptors.targets(of: process).compactMap { descriptor, target -> String? in
+        if let descriptors, !descriptors.contains(where: { String($0) == descriptor }) { return nil }
+        guard let target, target.hasPrefix("pipe:") else { return nil }
+        return target
       })
   }
 }
