@@ -7,7 +7,8 @@ import NIOPosix
 /// every line with one fixed JSON-RPC reply, and does nothing else; and the floor of a
 /// fan-out: a line whose method is `state.watch` makes its connection a watcher, and a
 /// line whose method is `intent.call` also writes one fixed notification to every watcher
-/// (it reads the method where the benchmark's lines have it).
+/// (it finds each line's `"method":"`, so that any client's lines are understood: ids of
+/// any length, members in any order).
 ///
 /// It runs on the same event loops as the daemon (`MultiThreadedEventLoopGroup.singleton`),
 /// reads with NIO's default allocator and writes each reply with `write`, flushing once per
@@ -51,16 +52,35 @@ enum LineEchoServer {
     typealias OutboundOut = ByteBuffer
 
     private var pending = false
+    /// The start of a line whose end has not been read yet (rarely anything: a short line
+    /// nearly always arrives whole).
+    private var partial: [UInt8] = []
     private static let watch = Array("state.watch".utf8)
     private static let change = Array("intent.call".utf8)
+    private static let methodKey = Array(#""method":""#.utf8)
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
       let buffer = unwrapInboundIn(data)
-      let (lines, watches, changes) = buffer.withUnsafeReadableBytes { bytes in
-        (
-          bytes.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }, Self.hasMethod(bytes, Self.watch),
-          Self.hasMethod(bytes, Self.change)
-        )
+      var lines = 0
+      var watches = false
+      var changes = false
+      buffer.withUnsafeReadableBytes { bytes in
+        var start = 0
+        for end in 0..<bytes.count where bytes[end] == 0x0A {
+          lines += 1
+          let method: Method
+          if partial.isEmpty {
+            method = Self.method(of: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+          } else {
+            partial.append(contentsOf: bytes[start..<end])
+            method = partial.withUnsafeBytes { Self.method(of: $0) }
+            partial.removeAll(keepingCapacity: true)
+          }
+          watches = watches || method == .watch
+          changes = changes || method == .change
+          start = end + 1
+        }
+        if start < bytes.count { partial.append(contentsOf: bytes[start...]) }
       }
       if watches { LineEchoServer.watchers.withLock { $0.append(context.channel) } }
       if changes {
@@ -90,16 +110,31 @@ enum LineEchoServer {
       LineEchoServer.watchers.withLock { $0.removeAll { ObjectIdentifier($0) == gone } }
     }
 
-    /// The method of the line at the start of `bytes`, read where the benchmark's lines
-    /// spell it (after `{"jsonrpc":"2.0","id":1,"method":"`): the floor understands only
-    /// those lines, and finds them in a few comparisons rather than a search.
-    private static func hasMethod(_ bytes: UnsafeRawBufferPointer, _ method: [UInt8]) -> Bool {
-      let start = methodOffset
-      guard bytes.count >= start + method.count else { return false }
-      for index in method.indices where bytes[start + index] != method[index] { return false }
-      return true
+    /// What the floor does for a line.
+    enum Method { case watch, change, other }
+
+    /// The method of one line: the text after its first `"method":"`, wherever the client
+    /// put it and whatever its id's length. A search over the line's quotes, not a parse:
+    /// the floor understands only the benchmarks' lines, and pays for no more.
+    static func method(of line: UnsafeRawBufferPointer) -> Method {
+      let key = methodKey
+      var index = 0
+      while index + key.count <= line.count {
+        if line[index] == 0x22, matches(key, in: line, at: index) {
+          let start = index + key.count
+          if matches(watch, in: line, at: start) { return .watch }
+          if matches(change, in: line, at: start) { return .change }
+          return .other
+        }
+        index += 1
+      }
+      return .other
     }
 
-    private static let methodOffset = #"{"jsonrpc":"2.0","id":1,"method":""#.utf8.count
+    private static func matches(_ word: [UInt8], in line: UnsafeRawBufferPointer, at start: Int) -> Bool {
+      guard start + word.count <= line.count else { return false }
+      for offset in word.indices where line[start + offset] != word[offset] { return false }
+      return true
+    }
   }
 }
