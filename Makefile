@@ -16,7 +16,7 @@ SWIFT_BUILD_FLAGS ?= --disable-experimental-prebuilts
 # openssh-server gives the sshd that the arborctl --host tests start on a loopback port.
 APT_PACKAGES := pkg-config binutils util-linux mount e2fsprogs python3 libsqlite3-dev libsystemd-dev systemd jq socat prometheus chromium chromium-driver postgresql iproute2 openssh-server nodejs
 
-.PHONY: run run-socket tour test build-release template test-busy test-busy-run test-fresh test-fresh-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-postgres bench-arborctl bench-store bench-large-reply bench-inspector bench-allocations redis valgrind user-unit arborctl-extras fuzz clean
+.PHONY: run run-socket tour test build-release template test-busy test-busy-run test-fresh test-fresh-run test-tsan test-asan test-repeat build prerequisites python-deps benchmarks bench-daemon bench-independent bench-postgres bench-arborctl bench-store bench-large-reply bench-inspector bench-allocations redis valgrind user-unit arborctl-extras fuzz clean
 
 prerequisites:
 	@missing=""; \
@@ -250,6 +250,16 @@ bench-daemon: prerequisites redis valgrind
 	swift build $(SWIFT_BUILD_FLAGS) -c release --product counterfactd
 	swift build $(SWIFT_BUILD_FLAGS) -c release --product arbor-benchmarks
 	"$$(swift build $(SWIFT_BUILD_FLAGS) -c release --show-bin-path)/arbor-benchmarks" daemon --runs $${RUNS:-3}
+
+# The same servers through an independent client (rpcbench, not part of this repository:
+# RPCBENCH=PATH to its binary): Redis, the NIO floor and counterfactd side by side, 1 and 50
+# clients, then one change reaching 1,000 watchers of the floor and of the daemon; RUNS runs
+# (default 3). See scripts/bench-independent.sh.
+bench-independent: prerequisites redis
+	@[ -n "$(RPCBENCH)" ] || { echo "RPCBENCH=PATH names the independent client's binary"; exit 1; }
+	swift build $(SWIFT_BUILD_FLAGS) -c release --product counterfactd
+	swift build $(SWIFT_BUILD_FLAGS) -c release --product arbor-benchmarks
+	RUNS=$${RUNS:-3} scripts/bench-independent.sh "$(RPCBENCH)" "$$(swift build $(SWIFT_BUILD_FLAGS) -c release --show-bin-path)/counterfactd" "$$(swift build $(SWIFT_BUILD_FLAGS) -c release --show-bin-path)/arbor-benchmarks"
 
 # Durable intents with the journal in PostgreSQL next to the SQLite store and to pgbench
 # inserts of the same size on the same server (a server of its own in a temporary
