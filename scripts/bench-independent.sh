@@ -4,7 +4,10 @@
 # blocking connection per client, one request in flight each; C, `gcc -O2 -pthread`), drives
 # `SET` on redis-server, the intent line on `arbor-benchmarks __line-echo` (the floor) and
 # `incrementTapped` on counterfactd (`--fsync off`, one row), at 1 and 50 clients, then one
-# change reaching 1,000 root watchers of the floor and of the daemon (FANOUT=1).
+# change reaching 1,000 root watchers of the floor and of the daemon (FANOUT=1), then one
+# client with every server pinned to CPU 0 and the client on CPU 0, then on CPU 1 (PINNED=1):
+# on a machine where waking a thread on another CPU is dear, where the scheduler puts the
+# client's thread decides a one-client round trip more than the server does.
 #
 #   scripts/bench-independent.sh RPCBENCH [COUNTERFACTD] [ARBOR_BENCHMARKS]
 #
@@ -64,5 +67,17 @@ if [ "${FANOUT:-1}" = 1 ]; then
   for run in $(seq 1 "$runs"); do
     echo "floor  $("$rpcbench" fanout "$work/f.sock" 1000 "$watch" "$intent" "$rounds" 2>&1)"
     echo "arbor  $("$rpcbench" fanout "$work/d.sock" 1000 "$watch" "$intent" "$rounds" 2>&1)"
+  done
+fi
+if [ "${PINNED:-1}" = 1 ] && [ "$(nproc)" -ge 2 ]; then
+  for pid in $daemon_pid $redis_pid $floor_pid; do taskset -apc 0 "$pid" >/dev/null; done
+  rpcbench_on_cpu() { local cpu=$1; shift; taskset -c "$cpu" "$rpcbench" "$@"; }
+  for run in $(seq 1 "$runs"); do
+    for cpu in 0 1; do
+      echo "client on CPU $cpu, servers on CPU 0"
+      printf '%-6s %s\n' redis "$(rpcbench_on_cpu "$cpu" call "$work/r.sock" 1 "$seconds" "$set_line")"
+      printf '%-6s %s\n' floor "$(rpcbench_on_cpu "$cpu" call "$work/f.sock" 1 "$seconds" "$intent")"
+      printf '%-6s %s\n' arbor "$(rpcbench_on_cpu "$cpu" call "$work/d.sock" 1 "$seconds" "$intent")"
+    done
   done
 fi
