@@ -85,11 +85,10 @@ final class CuttableLink: Sendable {
       while true {
         var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
         guard poll(&poller, 1, 100) > 0 else { continue }
-        let client = accept(listener, nil, nil)
+        // Close-on-exec from the start: a daemon spawned in a window between accept and
+        // fcntl kept a copy of a connection, and the reset it was to get never came.
+        let client = CloseOnExecAccept.accept(listener)
         guard client >= 0 else { continue }
-        // (accept4 is not exported to Swift by Glibc; the window before this is a few
-        // instructions, not the connection's life.)
-        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
         guard let server = try? RawSocket.connectedDescriptor(to: path) else {
           close(client)
           continue

@@ -53,7 +53,7 @@ private final class EchoServer: Sendable {
     guard bound == 0, listen(listener, 16) == 0 else { throw HarnessError("the echo server could not listen: \(errno)") }
     Thread.detachNewThread {
       while true {
-        let connection = accept(listener, nil, nil)
+        let connection = CloseOnExecAccept.accept(listener)
         guard connection >= 0 else { return }
         Thread.detachNewThread {
           var buffer = [UInt8](repeating: 0, count: 4_096)
