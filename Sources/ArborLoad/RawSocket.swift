@@ -27,7 +27,9 @@ public struct RawSocket: Sendable {
 
   /// Connects to the Unix socket at `path`; throws ``LoadError`` (`.cannotConnect`) when nobody listens.
   public init(connectingTo path: String) throws {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    // Close-on-exec: a process the caller starts meanwhile gets no copy, which would keep
+    // the connection open after it is closed here.
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw LoadError("socket(): \(String(cString: strerror(errno)))") }
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)

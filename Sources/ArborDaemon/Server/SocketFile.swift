@@ -48,7 +48,8 @@ enum SocketFile {
 
   /// Whether something accepts connections on the socket at `path`.
   static func isLive(_ path: String) -> Bool {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    // Close-on-exec: a process started meanwhile (the next binary of an upgrade) gets no copy.
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { return false }
     defer { close(fd) }
     return UnixSocketAddress.with(path) { connect(fd, $0, $1) } == 0
