@@ -59,16 +59,9 @@ import Testing
     return child
   }
 
-  /// Whether `fd`'s peer ends the connection (end of input or an error) within `limit`.
+  /// Whether `fd`'s peer ends the connection within `limit`.
   private static func ends(_ fd: Int32, within limit: Duration) async throws -> Bool {
-    let deadline = ContinuousClock.now + limit
-    var byte: UInt8 = 0
-    while ContinuousClock.now < deadline {
-      let count = recv(fd, &byte, 1, Int32(MSG_DONTWAIT))
-      if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { return true }
-      try await Task.sleep(for: .milliseconds(5))
-    }
-    return false
+    try await ConnectionEnd.seen(on: fd, within: limit)
   }
 }
 

@@ -111,13 +111,6 @@ private final class LinkClient: Sendable {
 
   /// Whether the connection ends (a reset or an end of input) within 5 s.
   func isEnded() async throws -> Bool {
-    let deadline = ContinuousClock.now + .seconds(5)
-    var byte: UInt8 = 0
-    while ContinuousClock.now < deadline {
-      let count = recv(fd, &byte, 1, Int32(MSG_DONTWAIT))
-      if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { return true }
-      try await Task.sleep(for: .milliseconds(5))
-    }
-    return false
+    try await ConnectionEnd.seen(on: fd, within: .seconds(5))
   }
 }
