@@ -20,36 +20,48 @@ import Testing
   }
 
   @Test func aSpawnedProcessKeepsAConnectionOpenOnlyWhenItInheritedIt() async throws {
-    // A plain accept: the child gets a copy, and closing ours ends nothing.
+    // A child given a copy (as a spawn passes a descriptor that is not close-on-exec; here
+    // handed to it alone, so that no other test's child gets one): closing ours ends nothing.
     let pair = try Listening()
     let inheritedClient = try pair.connect()
     defer { close(inheritedClient) }
-    let inherited = accept(pair.listener, nil, nil)
+    let inherited = CloseOnExecAccept.accept(pair.listener)
     try #require(inherited >= 0)
-    let holder = try Self.spawnSleeper()
+    let holder = try Self.spawnSleeper(holding: inherited)
     close(inherited)
     #expect(try await !Self.ends(inheritedClient, within: .milliseconds(500)), "the child's copy keeps the connection open")
     kill(holder, SIGKILL)
     #expect(try await Self.ends(inheritedClient, within: .seconds(10)), "the connection ends with the child's copy")
 
-    // Accepted close-on-exec: the child has no copy, and closing ours ends it.
+    // Accepted close-on-exec and not handed over: the child has no copy, and closing ours
+    // ends it.
     let cleanClient = try pair.connect()
     defer { close(cleanClient) }
     let clean = CloseOnExecAccept.accept(pair.listener)
     try #require(clean >= 0)
-    let other = try Self.spawnSleeper()
+    let other = try Self.spawnSleeper(holding: nil)
     defer { kill(other, SIGKILL) }
     close(clean)
     #expect(try await Self.ends(cleanClient, within: .seconds(10)), "closing the only descriptor ends the connection")
   }
 
-  /// `sleep 30`, spawned the way that passes every descriptor not marked close-on-exec;
-  /// reaped by a thread of its own.
-  private static func spawnSleeper() throws -> pid_t {
+  /// `sleep 30`, with a copy of `descriptor` as its descriptor 3 when one is given (nothing
+  /// else of this process that is close-on-exec); reaped by a thread of its own.
+  private static func spawnSleeper(holding descriptor: Int32?) throws -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    // A copy above 3 first: a dup2 onto itself would leave the descriptor close-on-exec.
+    let source = descriptor.map { fcntl($0, F_DUPFD_CLOEXEC, 10) }
+    defer { if let source, source >= 0 { close(source) } }
+    if let source {
+      guard source >= 0 else { throw HarnessError("cannot copy the descriptor: \(errno)") }
+      posix_spawn_file_actions_adddup2(&actions, source, 3)
+    }
     var child: pid_t = 0
     let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("30"), nil]
     defer { for pointer in argv { free(pointer) } }
-    let status = posix_spawn(&child, "/bin/sleep", nil, nil, argv, environ)
+    let status = posix_spawn(&child, "/bin/sleep", &actions, nil, argv, environ)
     guard status == 0 else { throw HarnessError("posix_spawn failed: \(status)") }
     let spawned = child
     Thread.detachNewThread {
