@@ -5,8 +5,8 @@
 /// `accept4(listener, nil, nil, SOCK_CLOEXEC)`: a connection accepted close-on-exec in the
 /// same call. An `accept` followed by `fcntl(FD_CLOEXEC)` leaves a window in which a
 /// process another test spawns meanwhile gets a copy of the socket if the spawn passes
-/// every descriptor not marked close-on-exec (Foundation's `Process` does): closing the test's own descriptor then
-/// ends nothing, and a peer waiting for the reset waits in vain
+/// every descriptor not marked close-on-exec (Foundation's `Process` does): closing the
+/// test's own descriptor then ends nothing, and a peer waiting for the reset waits in vain
 /// (`CloseOnExecAcceptTests`). Glibc's module does not export `accept4` to Swift, so it is
 /// looked up in the C library.
 ///
