@@ -36,11 +36,26 @@ package enum ChildDescriptors {
     return (ends[0], ends[1])
   }
 
+  /// The next connection of `listener`, close-on-exec from the start (`accept4` with
+  /// `SOCK_CLOEXEC`), so that no child another thread spawns meanwhile takes a copy, which
+  /// would keep the connection open after it is closed here; -1 with `errno` set when the
+  /// accept fails, as `accept`.
+  ///
+  /// ```swift
+  /// let connection = try ChildDescriptors.accept(listener)
+  /// ```
+  package static func accept(_ listener: Int32) throws(ChildDescriptorsError) -> Int32 {
+    guard let accept4 else { throw ChildDescriptorsError("this C library has no accept4") }
+    return accept4(listener, nil, nil, Int32(SOCK_CLOEXEC.rawValue))
+  }
+
   private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
   private typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
+  private typealias Accept4 = @convention(c) (Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32) -> Int32
 
   private static let closeFrom: CloseFrom? = symbol("posix_spawn_file_actions_addclosefrom_np")
   private static let pipe2: Pipe2? = symbol("pipe2")
+  private static let accept4: Accept4? = symbol("accept4")
 
   private static func symbol<Function>(_ name: String) -> Function? {
     // RTLD_DEFAULT: the C library the process already has.

@@ -1,3 +1,4 @@
+import ArborClient
 import Foundation
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
   import Glibc
 #endif
 
-/// Why the tests' listeners accept close-on-exec: a connection's descriptor that a spawned
+/// Why the tests' listeners accept close-on-exec (``ChildDescriptors/accept(_:)``): a connection's descriptor that a spawned
 /// process inherited keeps the connection open after the test closes its own, so its peer
 /// never sees the end (the cut link's reset that did not come, in a busy run).
 @Suite struct CloseOnExecAcceptTests {
@@ -13,7 +14,7 @@ import Testing
     let pair = try Listening()
     let client = try pair.connect()
     defer { close(client) }
-    let accepted = CloseOnExecAccept.accept(pair.listener)
+    let accepted = try ChildDescriptors.accept(pair.listener)
     #expect(accepted >= 0, "accept failed: errno \(errno)")
     defer { close(accepted) }
     #expect(fcntl(accepted, F_GETFD) & FD_CLOEXEC != 0)
@@ -25,24 +26,24 @@ import Testing
     let pair = try Listening()
     let inheritedClient = try pair.connect()
     defer { close(inheritedClient) }
-    let inherited = CloseOnExecAccept.accept(pair.listener)
+    let inherited = try ChildDescriptors.accept(pair.listener)
     try #require(inherited >= 0)
     let holder = try Self.spawnSleeper(holding: inherited)
     close(inherited)
-    #expect(try await !Self.ends(inheritedClient, within: .milliseconds(500)), "the child's copy keeps the connection open")
+    #expect(await !ConnectionEnd.seen(on: inheritedClient, within: .milliseconds(500)), "the child's copy keeps the connection open")
     kill(holder, SIGKILL)
-    #expect(try await Self.ends(inheritedClient, within: .seconds(10)), "the connection ends with the child's copy")
+    #expect(await ConnectionEnd.seen(on: inheritedClient, within: .seconds(10)), "the connection ends with the child's copy")
 
     // Accepted close-on-exec and not handed over: the child has no copy, and closing ours
     // ends it.
     let cleanClient = try pair.connect()
     defer { close(cleanClient) }
-    let clean = CloseOnExecAccept.accept(pair.listener)
+    let clean = try ChildDescriptors.accept(pair.listener)
     try #require(clean >= 0)
     let other = try Self.spawnSleeper(holding: nil)
     defer { kill(other, SIGKILL) }
     close(clean)
-    #expect(try await Self.ends(cleanClient, within: .seconds(10)), "closing the only descriptor ends the connection")
+    #expect(await ConnectionEnd.seen(on: cleanClient, within: .seconds(10)), "closing the only descriptor ends the connection")
   }
 
   /// `sleep 30`, with a copy of `descriptor` as its descriptor 3 when one is given (nothing
@@ -71,10 +72,6 @@ import Testing
     return child
   }
 
-  /// Whether `fd`'s peer ends the connection within `limit`.
-  private static func ends(_ fd: Int32, within limit: Duration) async throws -> Bool {
-    try await ConnectionEnd.seen(on: fd, within: limit)
-  }
 }
 
 /// A Unix socket listening in a temporary directory, and clients of it.

@@ -1,3 +1,4 @@
+import ArborClient
 import Foundation
 import PostgresTestServer
 import Synchronization
@@ -87,7 +88,7 @@ final class CuttableLink: Sendable {
         guard poll(&poller, 1, 100) > 0 else { continue }
         // Close-on-exec from the start: a daemon spawned in a window between accept and
         // fcntl kept a copy of a connection, and the reset it was to get never came.
-        let client = CloseOnExecAccept.accept(listener)
+        let client = (try? ChildDescriptors.accept(listener)) ?? -1
         guard client >= 0 else { continue }
         guard let server = try? RawSocket.connectedDescriptor(to: path) else {
           close(client)

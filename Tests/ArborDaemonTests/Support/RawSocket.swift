@@ -63,13 +63,7 @@ final class RawSocket: @unchecked Sendable {
   /// then accepted the connection, seen its end and let it go.
   func finishAndAwaitClose(within seconds: Double) async {
     shutdown(fd, Int32(SHUT_WR))
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    var byte: UInt8 = 0
-    while ContinuousClock.now < deadline {
-      let count = recv(fd, &byte, 1, Int32(MSG_DONTWAIT))
-      if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { return }
-      if count < 0 { _ = await SocketReadiness.shared.readable(fd, until: deadline) }
-    }
+    _ = await ConnectionEnd.seen(on: fd, within: .milliseconds(Int(seconds * 1000)))
   }
 
   deinit { close(fd) }
