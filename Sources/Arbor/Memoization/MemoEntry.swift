@@ -13,15 +13,20 @@ final class MemoEntry: Sendable {
     var tracker: AccessObserver?
     /// Recomputes and compares, for Equatable values; nil otherwise.
     var refresh: (@Sendable () -> Bool)?
+    /// The model's context, held weakly: a change handed to this entry on another thread
+    /// holds the entry while the model may be removed and freed (the writer holds the
+    /// model it wrote, not this one).
+    weak var context: AnyModelContext?
   }
 
   let slot: Int
-  private unowned(unsafe) let context: AnyModelContext
-  private let state = LockedState(State())
+  private let state: LockedState<State>
 
   init(slot: Int, context: AnyModelContext) {
     self.slot = slot
-    self.context = context
+    var initial = State()
+    initial.context = context
+    state = LockedState(initial)
   }
 
   /// The cached value when no dependency changed since it was computed.
@@ -73,10 +78,12 @@ final class MemoEntry: Sendable {
   /// readers woken only if the result differs; others are marked stale and their readers
   /// woken, to recompute when next read. Runs without a tree lock.
   private func dependencyChanged() {
-    let refresh: (@Sendable () -> Bool)? = state.withLock { state in
+    let (refresh, context) = state.withLock { state in
       state.dirty = true
-      return state.refresh
+      return (state.refresh, state.context)
     }
+    // The model is gone: nobody can read this value again.
+    guard let context else { return }
     let observed = context.withLock { context.observers.contains { $0.property == slot } }
     if let refresh, observed, !refresh() { return }
     context.touch(slot)
