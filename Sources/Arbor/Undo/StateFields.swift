@@ -4,21 +4,21 @@ import ArborLocking
 /// The key paths of the fields of a model's generated `_$State`, by property index: undo
 /// restores one property of a saved state without generated code of its own.
 enum StateFields {
-  // Guarded by `lock`. Key paths are immutable; AnyKeyPath is not declared Sendable on every platform.
-  private nonisolated(unsafe) static var cache: [ObjectIdentifier: [AnyKeyPath?]] = [:]
-  private static let lock = LockedState(())
+  /// The key paths found so far, by state type. Key paths are immutable (`AnyKeyPath` is
+  /// not declared Sendable on every platform; the lock's value need not be).
+  private static let cache = LockedState<[ObjectIdentifier: [AnyKeyPath?]]>([:])
 
   /// The key path of each property's field, by index; nil for a field not found.
   static func keyPaths<M: Model>(of type: M.Type) -> [AnyKeyPath?] {
     let key = ObjectIdentifier(M._$State.self)
-    if let cached = lock.withLock({ _ in cache[key] }) { return cached }
+    if let cached = cache.withLock({ $0[key] }) { return cached }
     var byName: [String: AnyKeyPath] = [:]
     _ = _forEachFieldWithKeyPath(of: M._$State.self) { name, keyPath in
       byName[String(cString: name)] = keyPath
       return true
     }
     let paths = (0..<M._$propertyCount).map { byName[M._$propertyName($0)] }
-    lock.withLock { _ in cache[key] = paths }
+    cache.withLock { $0[key] = paths }
     return paths
   }
 }

@@ -301,7 +301,7 @@ final class UndoRecorder: @unchecked Sendable {  // Sendable: every field is gua
     while !deliverSteps() {
       let pushingHere = tree.lock.withLock { deliverer.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
       if pushingHere { return }
-      pushing.withLock { _ in }
+      pushing.withLock {}
       sched_yield()
     }
   }
@@ -338,7 +338,7 @@ final class UndoRecorder: @unchecked Sendable {  // Sendable: every field is gua
       case .elsewhere: return false
       case .done: return true
       case .push(let entries, let backend):
-        pushing.withLock { _ in
+        pushing.withLock {
           for entry in entries { backend?.push(entry) }
         }
       }

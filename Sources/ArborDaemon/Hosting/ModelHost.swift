@@ -1,9 +1,8 @@
-import ArborLocking
 import Arbor
 import ArborJSON
+import ArborLocking
 import Dependencies
 import Foundation
-import Synchronization
 
 /// Hosts a tree with a root of type `Root`: restores or builds it, anchors it, and
 /// replaces it on `state.restore`.
@@ -63,7 +62,7 @@ final class ModelHost<Root: Model>: TreeHost {
     // One restore at a time swaps trees: two restores on two event loops would otherwise
     // retire the same tree and name the same revision. (Lock order: this one, then the
     // old tree's, then `current`; nothing takes this one with another held.)
-    return restoring.withLock { _ in
+    return restoring.withLock {
       let old = anchor
       let last = old.retire()
       let revision = max(last, record.revision) + 1
