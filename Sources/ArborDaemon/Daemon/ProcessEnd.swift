@@ -1,4 +1,4 @@
-import Synchronization
+import ArborLocking
 
 /// What a daemon process keeps until it exits, instead of taking it apart first.
 ///
@@ -14,7 +14,7 @@ import Synchronization
 /// if parts.handedOver.load(ordering: .relaxed) { ProcessEnd.keep(parts) }
 /// ```
 enum ProcessEnd {
-  private static let kept = Mutex<[any AnyObject & Sendable]>([])
+  private static let kept = LockedState<[any AnyObject & Sendable]>([])
 
   /// Keeps `object` alive until the process exits.
   static func keep(_ object: some AnyObject & Sendable) {

@@ -1,8 +1,8 @@
 #if HTTP
+import ArborLocking
 import ArborSystemd
 import Logging
 import NIOCore
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -30,11 +30,11 @@ enum KeptHTTPSocket {
 
   /// The socket this process listens on, duplicated, with its address; nil before the
   /// listener has one.
-  private static let kept = Mutex<(address: HTTPAddress, descriptor: Int32)?>(nil)
+  private static let kept = LockedState<(address: HTTPAddress, descriptor: Int32)?>(nil)
 
   /// A kept socket the previous process passed (from the service manager's store or an
   /// upgrade), until the listener takes it.
-  private static let passed = Mutex<Int32?>(nil)
+  private static let passed = LockedState<Int32?>(nil)
 
   /// Takes the kept socket among those passed at start: the listener serves it if `--http`
   /// names its address. Returns the others.

@@ -1,4 +1,5 @@
 import ArborClient
+import ArborLocking
 import ArborStorage
 import Foundation
 import Logging
@@ -37,13 +38,13 @@ enum DaemonUpgrade {
 
   /// What serves now, for an upgrade to hand over: set by the socket server once it
   /// listens, cleared when it stops.
-  static let serving = Mutex<(parts: DaemonParts, listener: any Channel)?>(nil)
+  static let serving = LockedState<(parts: DaemonParts, listener: any Channel)?>(nil)
   private static let underWay = Atomic<Bool>(false)
   /// Whether an upgrade of this process is under way: its new process started, and this
   /// one has not yet stopped or gone back to serving.
   static var isUnderWay: Bool { underWay.load(ordering: .acquiring) }
   /// The path of this process's binary, read at start (``recordExecutable()``).
-  private static let executable = Mutex<String?>(nil)
+  private static let executable = LockedState<String?>(nil)
 
   /// Reads the path of the running binary while it is still the file this process runs
   /// (once replaced, `/proc/self/exe` names the old file as deleted).
@@ -62,7 +63,7 @@ enum DaemonUpgrade {
 
   /// How this process's stop is asked for, set by the daemon when it runs as a process of
   /// its own (it handles its signals); an in-process host has none, and is not upgraded.
-  static let stopper = Mutex<(@Sendable () async -> Void)?>(nil)
+  static let stopper = LockedState<(@Sendable () async -> Void)?>(nil)
 
   /// Asks for the stop that hands over to the process ``begin(logger:binary:)`` started.
   static func stopForHandOver() {

@@ -1,3 +1,4 @@
+import ArborLocking
 import ArborSystemd
 import Synchronization
 
@@ -10,7 +11,7 @@ import Synchronization
 /// HandOverIntake.offer(ListenSockets.take().filter { HandOverState.isHandedOver($0.name) })
 /// ```
 enum HandOverIntake {
-  private static let passed = Mutex<(sockets: [ListenSockets.Socket], at: ContinuousClock.Instant)>(([], .now))
+  private static let passed = LockedState<(sockets: [ListenSockets.Socket], at: ContinuousClock.Instant)>(([], .now))
   private static let currentGeneration = Atomic<Int>(0)
 
   /// Keeps the hand-over's descriptors for the socket server. Their clients wait from now

@@ -1,11 +1,11 @@
 import Arbor
 import ArborJSON
+import ArborLocking
 import ArborStorage
 import ArborStore
 import Dependencies
 import Foundation
 import Logging
-import Synchronization
 
 /// The tree an upgrade's next process restores from the old one's state while the old one
 /// still serves (``UpgradeIntake``): its models anchored, none of them running. Once the
@@ -21,7 +21,7 @@ import Synchronization
 /// ```
 final class PreparedTree<Root: Model>: Sendable {
   private let dependencies: @Sendable (inout DependencyValues) -> Void
-  private let prepared = Mutex<(record: SnapshotRecord, anchor: ModelAnchor<Root>)?>(nil)
+  private let prepared = LockedState<(record: SnapshotRecord, anchor: ModelAnchor<Root>)?>(nil)
 
   init(dependencies: @escaping @Sendable (inout DependencyValues) -> Void) {
     self.dependencies = dependencies

@@ -1,6 +1,6 @@
+import ArborLocking
 import ArborStorage
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -17,14 +17,14 @@ import Synchronization
 final class UpgradeHandOff: DescriptorKeeper {
   /// The upgrade under way in this process, if any.
   static var current: UpgradeHandOff? { under.withLock { $0 } }
-  private static let under = Mutex<UpgradeHandOff?>(nil)
+  private static let under = LockedState<UpgradeHandOff?>(nil)
 
   /// The new process.
   let pid: pid_t
   /// This process's end of the socket pair.
   private let socket: Int32
   /// Duplicates of what is handed over, by name, in the order they were kept.
-  private let kept = Mutex<[(name: String, descriptor: Int32)]>([])
+  private let kept = LockedState<[(name: String, descriptor: Int32)]>([])
 
   init(pid: pid_t, socket: Int32) {
     self.pid = pid

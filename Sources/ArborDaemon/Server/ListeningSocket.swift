@@ -1,4 +1,4 @@
-import Synchronization
+import ArborLocking
 
 #if canImport(Glibc)
   import Glibc
@@ -30,7 +30,7 @@ enum ListeningSocket {
   /// The sockets this process handed to the service manager, by path: a duplicate of each
   /// is kept, so that serving again after a change of role (a standby that takes the lead)
   /// serves the same socket rather than binding a path that is still live.
-  private static let kept = Mutex<[String: Int32]>([:])
+  private static let kept = LockedState<[String: Int32]>([:])
 
   /// Keeps a duplicate of `descriptor`, the socket at `path` the service manager keeps.
   static func keep(_ descriptor: Int32, for path: String) {
