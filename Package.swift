@@ -344,6 +344,7 @@ let package = Package(
         "ArborStorage",
         .product(name: "GRDB", package: "GRDB.swift"),
         "ArborJSON",
+        "ArborLocking",
         "ArborRPC",
         "ArborTesting",
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

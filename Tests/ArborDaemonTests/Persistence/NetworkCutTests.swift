@@ -1,8 +1,8 @@
 import ArborClient
+import ArborLocking
 import ArborTesting
 import Foundation
 import ProcessSlots
-import Synchronization
 import Testing
 
 extension DaemonsUnderLoad {
@@ -190,9 +190,11 @@ extension DaemonsUnderLoad {
 }
 
 /// A value set by one task and read by another after it.
+/// (A pthread lock, which ThreadSanitizer sees; it cannot see `Synchronization.Mutex`'s
+/// waits and reported the box's accesses as races.)
 final class LockedBox<Value: Sendable>: Sendable {
-  private let state: Mutex<Value>
-  init(_ value: Value) { state = Mutex(value) }
+  private let state: LockedState<Value>
+  init(_ value: Value) { state = LockedState(value) }
   var value: Value { state.withLock { $0 } }
   func set(_ value: Value) { state.withLock { $0 = value } }
   func update(_ body: (inout Value) -> Void) { state.withLock { body(&$0) } }

@@ -8,7 +8,8 @@ import Testing
 
 /// Whatever a request needed is given back once it is done: the daemon's resident memory
 /// comes back to within 50 MB of where it was, and an error does not echo a huge input.
-@Suite(.startsProcesses) struct MemoryReturnTests {
+@Suite(.startsProcesses, .disabled(if: Sanitizers.areActive, "a sanitizer's allocator keeps freed memory back"))
+struct MemoryReturnTests {
   /// How far above its baseline the daemon's resident memory may stay (the figure).
   static let slackKilobytes = 50 * 1024
   static let maxLine = 16 << 20
