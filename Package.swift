@@ -211,6 +211,7 @@ let package = Package(
     .target(
       name: "ArborStore",
       dependencies: [
+        "ArborLocking",
         "ArborStorage",
         "ArborRecords", "ArborJSON",
         .product(name: "GRDB", package: "GRDB.swift"),

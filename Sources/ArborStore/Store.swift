@@ -29,7 +29,7 @@ public final class Store: StateStore {
   /// What the write-ahead log held when the store was opened: an incomplete last
   /// transaction (a write cut short by a crash) is dropped by SQLite, and reported here.
   public let writeAheadLog: WriteAheadLog.Inspection
-  let pool: DatabasePool
+  let pool: StorePool
   /// The device and inode of the database file when it was opened.
   let identity: FileIdentity?
 
@@ -42,7 +42,7 @@ public final class Store: StateStore {
     self.fsync = fsync
     self.recordedSchema = recordedSchema
     self.writeAheadLog = writeAheadLog
-    self.pool = pool
+    self.pool = StorePool(pool, path: path)
   }
 
   /// Opens the store at `path`, creating it when there is no file. A file that is not an
