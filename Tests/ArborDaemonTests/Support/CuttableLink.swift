@@ -1,4 +1,5 @@
 import ArborClient
+import ArborLocking
 import Foundation
 import PostgresTestServer
 import Synchronization
@@ -26,7 +27,8 @@ final class CuttableLink: Sendable {
   private final class Shared: Sendable {
     let listener: Int32
     let cut = Atomic<Bool>(false)
-    let connections = Mutex<[Connection]>([])
+    // A pthread lock, which ThreadSanitizer sees (it reported this list through `Mutex`).
+    let connections = LockedState<[Connection]>([])
 
     init(listener: Int32) { self.listener = listener }
   }
