@@ -37,41 +37,29 @@ struct StorePool: Sendable {
 
   @_disfavoredOverload
   func read<T>(_ value: (Database) throws -> T) throws -> T {
-    try begin()
-    defer { end() }
-    return try database.read(value)
+    try whileOpen { try database.read(value) }
   }
 
   func read<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
-    try begin()
-    defer { end() }
-    return try await database.read(value)
+    try await whileOpen { try await database.read(value) }
   }
 
   @_disfavoredOverload
   func write<T>(_ updates: (Database) throws -> T) throws -> T {
-    try begin()
-    defer { end() }
-    return try database.write(updates)
+    try whileOpen { try database.write(updates) }
   }
 
   func write<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
-    try begin()
-    defer { end() }
-    return try await database.write(updates)
+    try await whileOpen { try await database.write(updates) }
   }
 
   @_disfavoredOverload
   func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
-    try begin()
-    defer { end() }
-    return try database.writeWithoutTransaction(updates)
+    try whileOpen { try database.writeWithoutTransaction(updates) }
   }
 
   func writeWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
-    try begin()
-    defer { end() }
-    return try await database.writeWithoutTransaction(updates)
+    try await whileOpen { try await database.writeWithoutTransaction(updates) }
   }
 
   /// Refuses every read and write from now on, waits for those under way, then closes the
@@ -80,6 +68,20 @@ struct StorePool: Sendable {
     access.withLock { $0.closing = true }
     while access.withLock({ $0.underWay }) > 0 { usleep(1_000) }
     try database.close()
+  }
+
+  /// Runs `body` as one read or write under way, unless the store is closing.
+  @_disfavoredOverload
+  private func whileOpen<T>(_ body: () throws -> T) throws -> T {
+    try begin()
+    defer { end() }
+    return try body()
+  }
+
+  private func whileOpen<T>(_ body: () async throws -> T) async throws -> T {
+    try begin()
+    defer { end() }
+    return try await body()
   }
 
   private func begin() throws(StoreError) {
